@@ -1,0 +1,158 @@
+"""`python -m app ...`: serve, migrate, check content, create users."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import getpass
+import os
+import sys
+from pathlib import Path
+
+from pydantic import ValidationError
+
+from app.config import Settings, get_settings
+
+
+def _serve(settings: Settings, args: argparse.Namespace) -> int:
+    import uvicorn
+
+    from app.main import create_app
+
+    uvicorn.run(
+        create_app(settings),
+        host=args.host,
+        port=args.port or settings.port,
+        proxy_headers=True,
+        log_level="info",
+    )
+    return 0
+
+
+def _migrate(settings: Settings, _args: argparse.Namespace) -> int:
+    from app import migrations
+
+    if settings.effective_database_url.startswith("sqlite"):
+        settings.data_dir.mkdir(parents=True, exist_ok=True)
+    migrations.upgrade(settings.effective_database_url)
+    print("database is at the newest migration")
+    return 0
+
+
+def _content_check(settings: Settings, args: argparse.Namespace) -> int:
+    from app.content import ContentError, load_catalog
+
+    root = Path(args.path) if args.path else settings.content_dir
+    try:
+        catalog = load_catalog(root)
+    except ContentError as exc:
+        print(f"{len(exc.problems)} problem(s) in {root}:", file=sys.stderr)
+        for problem in exc.problems:
+            print(f"  {problem}", file=sys.stderr)
+        return 1
+    lessons = catalog.lessons
+    questions = sum(len(lesson.questions) for lesson in lessons)
+    exercises = sum(len(lesson.exercises) for lesson in lessons)
+    print(
+        f"content OK: {len(catalog.tracks)} tracks, {len(lessons)} lessons, "
+        f"{questions} questions, {exercises} exercises"
+    )
+    if args.run:
+        from app.content.solutions import check_solutions
+
+        return check_solutions(catalog, settings)
+    return 0
+
+
+def _create_user(settings: Settings, args: argparse.Namespace) -> int:
+    from app.auth import service
+    from app.auth.schemas import Credentials
+    from app.db import Database
+
+    password = os.environ.get("APP_USER_PASSWORD")
+    if password is None:
+        password = getpass.getpass(f"Password for {args.username}: ")
+        if password != getpass.getpass("Once more: "):
+            print("The passwords differ; nothing was created.", file=sys.stderr)
+            return 1
+    try:
+        credentials = Credentials(username=args.username, password=password)
+    except ValidationError as exc:
+        for error in exc.errors():
+            print(f"{error['loc'][0]}: {error['msg']}", file=sys.stderr)
+        return 1
+
+    async def create() -> int:
+        database = Database.from_url(settings.effective_database_url)
+        try:
+            async with database.sessionmaker() as session, session.begin():
+                existing = await service.get_user_by_username(
+                    session=session, username=credentials.username
+                )
+                if existing is not None:
+                    if not args.update:
+                        print(
+                            f"{credentials.username} exists; add --update to change it.",
+                            file=sys.stderr,
+                        )
+                        return 1
+                    existing.role = args.role
+                    await service.set_password(
+                        session=session, user=existing, password=credentials.password
+                    )
+                    print(f"updated {args.role} {credentials.username}")
+                    return 0
+                await service.create_user(
+                    session=session,
+                    username=credentials.username,
+                    password=credentials.password,
+                    role=args.role,
+                )
+            print(f"created {args.role} {credentials.username}")
+            return 0
+        finally:
+            await database.dispose()
+
+    _migrate(settings, args)
+    return asyncio.run(create())
+
+
+def parser() -> argparse.ArgumentParser:
+    root = argparse.ArgumentParser(prog="python -m app", description=__doc__)
+    commands = root.add_subparsers(dest="command", required=True)
+
+    serve = commands.add_parser("serve", help="migrate, load content and serve HTTP")
+    serve.add_argument("--host", default="127.0.0.1")
+    serve.add_argument("--port", type=int, default=None, help="default: $PORT or 8000")
+    serve.set_defaults(handler=_serve)
+
+    migrate = commands.add_parser("migrate", help="apply database migrations")
+    migrate.set_defaults(handler=_migrate)
+
+    content = commands.add_parser("content", help="lesson content")
+    content_commands = content.add_subparsers(dest="content_command", required=True)
+    check = content_commands.add_parser("check", help="validate exercises/ and report problems")
+    check.add_argument("--path", help="content folder (default: exercises/)")
+    check.add_argument(
+        "--run", action="store_true", help="also grade every sample solution in the sandbox"
+    )
+    check.set_defaults(handler=_content_check)
+
+    user = commands.add_parser("create-user", help="create a user (teachers are made this way)")
+    user.add_argument("--username", required=True)
+    user.add_argument("--role", choices=["student", "teacher"], default="student")
+    user.add_argument("--update", action="store_true", help="reset role and password if it exists")
+    user.set_defaults(handler=_create_user)
+    return root
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parser().parse_args(argv)
+    try:
+        settings = get_settings()
+    except ValidationError as exc:
+        for error in exc.errors():
+            print(f"configuration: {error['msg']}", file=sys.stderr)
+        return 2
+    result: int = args.handler(settings, args)
+    return result

@@ -1,0 +1,70 @@
+"""Settings, read from the environment (and `.env`), validated once at start-up."""
+
+from __future__ import annotations
+
+from functools import cached_property
+from pathlib import Path
+from typing import Literal
+
+from pydantic import Field, model_validator
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+DEV_SECRET = "dev-only-secret-change-me"
+
+
+class Settings(BaseSettings):
+    model_config = SettingsConfigDict(env_file=".env", extra="ignore")
+
+    environment: Literal["development", "test", "production"] = "development"
+    secret_key: str = DEV_SECRET
+    data_dir: Path = REPO_ROOT / "data"
+    database_url: str = ""
+    redis_url: str = ""
+    content_dir: Path = REPO_ROOT / "exercises"
+    port: int = 8000
+
+    max_body_bytes: int = 256 * 1024
+    max_code_bytes: int = 64 * 1024
+    login_failure_limit: int = 5
+    login_failure_window_s: int = 300
+    session_max_age_s: int = 14 * 24 * 3600
+    cookie_secure: bool = False
+
+    grader_workers: int = Field(default=2, ge=1)
+    grader_queue_limit: int = Field(default=500, ge=1)
+    grader_unsafe_dev_mode: bool = False
+    grading_enabled: bool = True
+
+    @model_validator(mode="after")
+    def _refuse_default_secret(self) -> Settings:
+        if self.environment != "development" and self.secret_key == DEV_SECRET:
+            raise ValueError(
+                "SECRET_KEY is unset: set it to a long random string outside development"
+            )
+        if self.environment == "production" and len(self.secret_key) < 32:
+            raise ValueError("SECRET_KEY must be at least 32 characters in production")
+        return self
+
+    @cached_property
+    def effective_database_url(self) -> str:
+        return async_database_url(
+            self.database_url or f"sqlite:///{self.data_dir.resolve() / 'tensorcamp.db'}"
+        )
+
+
+def async_database_url(url: str) -> str:
+    """Accept the usual URL spellings and pick the async driver we ship."""
+    for prefix, replacement in (
+        ("postgres://", "postgresql+asyncpg://"),
+        ("postgresql://", "postgresql+asyncpg://"),
+        ("postgresql+psycopg://", "postgresql+asyncpg://"),
+        ("sqlite://", "sqlite+aiosqlite://"),
+    ):
+        if url.startswith(prefix):
+            return replacement + url[len(prefix) :]
+    return url
+
+
+def get_settings() -> Settings:
+    return Settings()

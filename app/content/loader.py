@@ -1,0 +1,325 @@
+"""Read `exercises/` into validated, rendered content, or a list of every problem found."""
+
+from __future__ import annotations
+
+import hashlib
+import random
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, TypeVar
+
+import yaml
+from pydantic import BaseModel, ValidationError
+
+from app.content import markdown
+from app.content.schema import (
+    ExerciseFile,
+    FillIn,
+    LessonFile,
+    Matching,
+    MultipleChoice,
+    QuestionFile,
+    QuestionsFile,
+    TracksFile,
+)
+
+TRANSLATED_LANGUAGES = ("tr",)
+M = TypeVar("M", bound=BaseModel)
+
+
+@dataclass(frozen=True)
+class Problem:
+    path: str
+    field: str
+    message: str
+
+    def __str__(self) -> str:
+        where = f"{self.path}: {self.field}" if self.field else self.path
+        return f"{where}: {self.message}"
+
+
+class ContentError(Exception):
+    def __init__(self, problems: list[Problem]) -> None:
+        self.problems = problems
+        super().__init__("\n".join(str(p) for p in problems))
+
+
+@dataclass
+class QuestionData:
+    id: str
+    kind: str
+    prompt_html: str
+    public: dict[str, Any]
+    key: dict[str, Any]
+    explanation_html: str
+
+
+@dataclass
+class ExerciseData:
+    id: str
+    title: str
+    prompt_html: str
+    starter_code: str
+    solution_code: str
+    expected_output: str
+    devices: list[str]
+    comparison: dict[str, Any]
+    limits: dict[str, Any]
+    source: Path
+
+
+@dataclass
+class LessonData:
+    slug: str
+    title: str
+    level: str
+    track_slug: str
+    summary: str
+    prerequisites: list[str]
+    body_html: str
+    translations: dict[str, Any]
+    questions: list[QuestionData] = field(default_factory=list)
+    exercises: list[ExerciseData] = field(default_factory=list)
+
+
+@dataclass
+class TrackData:
+    slug: str
+    title: str
+    level: str
+    lessons: list[LessonData] = field(default_factory=list)
+
+
+@dataclass
+class Catalog:
+    tracks: list[TrackData]
+
+    @property
+    def lessons(self) -> list[LessonData]:
+        return [lesson for track in self.tracks for lesson in track.lessons]
+
+
+class _Reader:
+    """Collects problems instead of stopping at the first one."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self.problems: list[Problem] = []
+
+    def rel(self, path: Path) -> str:
+        try:
+            return str(path.relative_to(self.root.parent))
+        except ValueError:
+            return str(path)
+
+    def problem(self, path: Path, field_name: str, message: str) -> None:
+        self.problems.append(Problem(self.rel(path), field_name, message))
+
+    def text(self, path: Path) -> str | None:
+        if not path.is_file():
+            self.problem(path, "", "file is missing")
+            return None
+        try:
+            return path.read_text(encoding="utf-8")
+        except UnicodeDecodeError as exc:
+            self.problem(path, "", f"not UTF-8 text ({exc.reason})")
+            return None
+
+    def model(self, path: Path, model: type[M], *, wrap: str | None = None) -> M | None:
+        raw = self.text(path)
+        if raw is None:
+            return None
+        try:
+            data = yaml.safe_load(raw)
+        except yaml.YAMLError as exc:
+            mark = getattr(exc, "problem_mark", None)
+            where = f"line {mark.line + 1}" if mark else ""
+            self.problem(path, where, f"not valid YAML: {getattr(exc, 'problem', exc)}")
+            return None
+        if wrap and isinstance(data, list):
+            data = {wrap: data}
+        try:
+            return model.model_validate(data if data is not None else {})
+        except ValidationError as exc:
+            for error in exc.errors():
+                loc = ".".join(str(part) for part in error["loc"]) or "(file)"
+                self.problem(path, loc, error["msg"])
+            return None
+
+
+def _stable_id(*parts: str) -> str:
+    return hashlib.sha256("\x1f".join(parts).encode()).hexdigest()[:8]
+
+
+def build_question(question: QuestionFile) -> QuestionData:
+    public: dict[str, Any]
+    key: dict[str, Any]
+    if isinstance(question, MultipleChoice):
+        public = {"options": question.options, "multiple": question.multiple}
+        key = {"correct": sorted(question.correct)}
+    elif isinstance(question, FillIn):
+        public = {"template": question.template, "blanks": len(question.blanks)}
+        key = {"blanks": [blank.model_dump() for blank in question.blanks]}
+    else:
+        assert isinstance(question, Matching)
+        left = [
+            {"id": "l" + _stable_id(question.id, "l", p.left), "text": p.left}
+            for p in question.pairs
+        ]
+        right = [
+            {"id": "r" + _stable_id(question.id, "r", p.right), "text": p.right}
+            for p in question.pairs
+        ]
+        pairs = {lhs["id"]: rhs["id"] for lhs, rhs in zip(left, right, strict=True)}
+        shuffled = list(right)
+        # Seeded so the page is stable between visits, yet never in the authored order.
+        rng = random.Random(question.id)
+        while len(shuffled) > 1 and shuffled == right:
+            rng.shuffle(shuffled)
+        public = {"left": left, "right": shuffled}
+        key = {"pairs": pairs}
+    return QuestionData(
+        id=question.id,
+        kind=question.kind,
+        prompt_html=markdown.render_inline(question.prompt),
+        public=public,
+        key=key,
+        explanation_html=markdown.render_inline(question.explanation),
+    )
+
+
+def _read_exercise(reader: _Reader, folder: Path) -> ExerciseData | None:
+    spec = reader.model(folder / "exercise.yaml", ExerciseFile)
+    starter = reader.text(folder / "starter.py")
+    solution = reader.text(folder / "solution.py")
+    expected = reader.text(folder / "expected.txt")
+    if spec is None or starter is None or solution is None or expected is None:
+        return None
+    if spec.id != folder.name:
+        reader.problem(
+            folder / "exercise.yaml", "id", f"must equal the folder name {folder.name!r}"
+        )
+        return None
+    for name, code in (("starter.py", starter), ("solution.py", solution)):
+        try:
+            compile(code, name, "exec")
+        except SyntaxError as exc:
+            reader.problem(folder / name, f"line {exc.lineno}", f"not valid Python: {exc.msg}")
+    return ExerciseData(
+        id=spec.id,
+        title=spec.title,
+        prompt_html=markdown.render(spec.prompt),
+        starter_code=starter,
+        solution_code=solution,
+        expected_output=expected.rstrip("\n"),
+        devices=list(spec.devices),
+        comparison=spec.comparison.model_dump(),
+        limits=spec.limits.model_dump(),
+        source=folder,
+    )
+
+
+def _read_lesson(reader: _Reader, folder: Path, track_slug: str) -> LessonData | None:
+    spec = reader.model(folder / "lesson.yaml", LessonFile)
+    body = reader.text(folder / "body.md")
+    questions_path = folder / "questions.yaml"
+    questions = (
+        reader.model(questions_path, QuestionsFile, wrap="questions")
+        if questions_path.exists()
+        else QuestionsFile()
+    )
+    exercise_dirs = sorted(p for p in (folder / "exercises").glob("*") if p.is_dir())
+    exercises = [_read_exercise(reader, p) for p in exercise_dirs]
+    if spec is None or body is None or questions is None or None in exercises:
+        return None
+    if spec.slug != folder.name:
+        reader.problem(
+            folder / "lesson.yaml", "slug", f"must equal the folder name {folder.name!r}"
+        )
+    translations: dict[str, Any] = {}
+    for language in TRANSLATED_LANGUAGES:
+        translated = folder / f"body.{language}.md"
+        if translated.is_file() and (text := reader.text(translated)) is not None:
+            translations[language] = {"body_html": markdown.render(text)}
+    check = "".join(
+        f'<details class="check"><summary>{markdown.render_inline(item.question)}</summary>'
+        f"{markdown.render(item.answer)}</details>"
+        for item in spec.check_yourself
+    )
+    body_html = markdown.render(body)
+    if check:
+        body_html += f'<section class="check-yourself"><h2>Check yourself</h2>{check}</section>'
+    return LessonData(
+        slug=spec.slug,
+        title=spec.title,
+        level=spec.level,
+        track_slug=track_slug,
+        summary=spec.summary,
+        prerequisites=list(spec.prerequisites),
+        body_html=body_html,
+        translations=translations,
+        questions=[build_question(q) for q in questions.questions],
+        exercises=[e for e in exercises if e is not None],
+    )
+
+
+def _check_references(reader: _Reader, catalog: Catalog) -> None:
+    lessons_dir = reader.root / "lessons"
+    known = {lesson.slug for lesson in catalog.lessons}
+    seen_ids: dict[str, str] = {}
+    for lesson in catalog.lessons:
+        lesson_file = lessons_dir / lesson.slug / "lesson.yaml"
+        for prerequisite in lesson.prerequisites:
+            if prerequisite not in known:
+                reader.problem(lesson_file, "prerequisites", f"unknown lesson {prerequisite!r}")
+            elif prerequisite == lesson.slug:
+                reader.problem(lesson_file, "prerequisites", "a lesson cannot require itself")
+        items = [(q.id, "questions.yaml") for q in lesson.questions] + [
+            (e.id, f"exercises/{e.id}/exercise.yaml") for e in lesson.exercises
+        ]
+        for item_id, file_name in items:
+            if item_id in seen_ids:
+                reader.problem(
+                    lessons_dir / lesson.slug / file_name,
+                    "id",
+                    f"{item_id!r} is already used in {seen_ids[item_id]}",
+                )
+            seen_ids[item_id] = f"lessons/{lesson.slug}"
+
+
+def load_catalog(root: Path) -> Catalog:
+    """The whole catalog, or ContentError listing every problem (nothing half-loaded)."""
+    reader = _Reader(root)
+    tracks_file = reader.model(root / "tracks.yaml", TracksFile, wrap="tracks")
+    if tracks_file is None:
+        raise ContentError(reader.problems)
+    lessons_dir = root / "lessons"
+    listed: dict[str, str] = {}
+    tracks: list[TrackData] = []
+    for t_index, track in enumerate(tracks_file.tracks):
+        data = TrackData(slug=track.slug, title=track.title, level=track.level)
+        if any(t.slug == track.slug for t in tracks):
+            reader.problem(root / "tracks.yaml", f"tracks.{t_index}.slug", "slug used twice")
+        for l_index, slug in enumerate(track.lessons):
+            where = f"tracks.{t_index}.lessons.{l_index}"
+            if slug in listed:
+                reader.problem(
+                    root / "tracks.yaml", where, f"{slug!r} is already in {listed[slug]}"
+                )
+                continue
+            listed[slug] = track.slug
+            if not (lessons_dir / slug).is_dir():
+                reader.problem(root / "tracks.yaml", where, f"no folder lessons/{slug}")
+                continue
+            if (lesson := _read_lesson(reader, lessons_dir / slug, track.slug)) is not None:
+                data.lessons.append(lesson)
+        tracks.append(data)
+    if lessons_dir.is_dir():
+        for folder in sorted(p for p in lessons_dir.iterdir() if p.is_dir()):
+            if folder.name not in listed:
+                reader.problem(folder, "", "lesson is in no track of tracks.yaml")
+    catalog = Catalog(tracks)
+    _check_references(reader, catalog)
+    if reader.problems:
+        raise ContentError(reader.problems)
+    return catalog

@@ -1,0 +1,80 @@
+"""Copy a validated catalog into the database: idempotent, keyed by the content's own ids."""
+
+from __future__ import annotations
+
+from typing import Any, TypeVar
+
+from sqlalchemy import select
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from app.content.loader import Catalog
+from app.models import Base, Exercise, Lesson, Question, Track
+
+Row = TypeVar("Row", bound=Base)
+
+
+async def _upsert(
+    session: AsyncSession, model: type[Row], key: str, wanted: dict[str, dict[str, Any]]
+) -> None:
+    existing = {getattr(row, key): row for row in (await session.scalars(select(model))).all()}
+    for ident, values in wanted.items():
+        row = existing.get(ident)
+        if row is None:
+            session.add(model(**{key: ident}, **values, retired=False))
+            continue
+        for name, value in values.items():
+            if getattr(row, name) != value:
+                setattr(row, name, value)
+        row.retired = False  # type: ignore[attr-defined]
+    for ident, row in existing.items():
+        if ident not in wanted:
+            row.retired = True  # type: ignore[attr-defined]
+    await session.flush()
+
+
+async def sync_catalog(*, session: AsyncSession, catalog: Catalog) -> None:
+    tracks = {
+        track.slug: {"title": track.title, "level": track.level, "position": index}
+        for index, track in enumerate(catalog.tracks)
+    }
+    lessons: dict[str, dict[str, Any]] = {}
+    questions: dict[str, dict[str, Any]] = {}
+    exercises: dict[str, dict[str, Any]] = {}
+    for index, lesson in enumerate(catalog.lessons):
+        lessons[lesson.slug] = {
+            "track_slug": lesson.track_slug,
+            "position": index,
+            "title": lesson.title,
+            "level": lesson.level,
+            "summary": lesson.summary,
+            "prerequisites": lesson.prerequisites,
+            "body_html": lesson.body_html,
+            "translations": lesson.translations,
+        }
+        for position, q in enumerate(lesson.questions):
+            questions[q.id] = {
+                "lesson_slug": lesson.slug,
+                "position": position,
+                "kind": q.kind,
+                "prompt_html": q.prompt_html,
+                "public": q.public,
+                "key": q.key,
+                "explanation_html": q.explanation_html,
+            }
+        for position, e in enumerate(lesson.exercises):
+            exercises[e.id] = {
+                "lesson_slug": lesson.slug,
+                "position": position,
+                "title": e.title,
+                "prompt_html": e.prompt_html,
+                "starter_code": e.starter_code,
+                "solution_code": e.solution_code,
+                "expected_output": e.expected_output,
+                "devices": e.devices,
+                "comparison": e.comparison,
+                "limits": e.limits,
+            }
+    await _upsert(session, Track, "slug", tracks)
+    await _upsert(session, Lesson, "slug", lessons)
+    await _upsert(session, Question, "id", questions)
+    await _upsert(session, Exercise, "id", exercises)

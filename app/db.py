@@ -1,0 +1,90 @@
+"""Engine, sessions and the per-request unit of work."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+from typing import Annotated, Any
+
+from fastapi import Depends, Request
+from sqlalchemy import event
+from sqlalchemy.ext.asyncio import (
+    AsyncConnection,
+    AsyncEngine,
+    AsyncSession,
+    async_sessionmaker,
+    create_async_engine,
+)
+
+
+def make_engine(url: str, **kwargs: Any) -> AsyncEngine:
+    if url.startswith("sqlite"):
+        engine = create_async_engine(url, connect_args={"timeout": 30}, **kwargs)
+        _sqlite_pragmas(engine)
+        return engine
+    return create_async_engine(url, pool_pre_ping=True, **kwargs)
+
+
+def _sqlite_pragmas(engine: AsyncEngine) -> None:
+    # pysqlite opens transactions lazily and breaks SAVEPOINTs; take over BEGIN ourselves,
+    # and use WAL so the grading pool can write while pages read.
+    @event.listens_for(engine.sync_engine, "connect")
+    def _on_connect(dbapi_connection: Any, _record: Any) -> None:
+        dbapi_connection.isolation_level = None
+        cursor = dbapi_connection.cursor()
+        cursor.execute("PRAGMA journal_mode=WAL")
+        cursor.execute("PRAGMA foreign_keys=ON")
+        cursor.execute("PRAGMA busy_timeout=30000")
+        cursor.close()
+
+    @event.listens_for(engine.sync_engine, "begin")
+    def _on_begin(conn: Any) -> None:
+        conn.exec_driver_sql("BEGIN")
+
+
+@dataclass
+class Database:
+    engine: AsyncEngine
+    sessionmaker: async_sessionmaker[AsyncSession]
+
+    @classmethod
+    def from_url(cls, url: str) -> Database:
+        engine = make_engine(url)
+        return cls(engine, async_sessionmaker(engine, expire_on_commit=False))
+
+    @classmethod
+    def bound_to(cls, connection: AsyncConnection) -> Database:
+        """Sessions that share one outer transaction (tests roll it back at the end)."""
+        return cls(
+            connection.engine,
+            async_sessionmaker(
+                bind=connection,
+                expire_on_commit=False,
+                join_transaction_mode="create_savepoint",
+            ),
+        )
+
+    async def dispose(self) -> None:
+        await self.engine.dispose()
+
+
+def get_database(request: Request) -> Database:
+    database: Database = request.app.state.database
+    return database
+
+
+async def get_session(
+    database: Annotated[Database, Depends(get_database)],
+) -> AsyncIterator[AsyncSession]:
+    """One unit of work per request: committed if the endpoint returns, else rolled back."""
+    async with database.sessionmaker() as session:
+        try:
+            yield session
+        except BaseException:
+            await session.rollback()
+            raise
+        else:
+            await session.commit()
+
+
+SessionDep = Annotated[AsyncSession, Depends(get_session, scope="function")]

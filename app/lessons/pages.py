@@ -1,0 +1,44 @@
+from __future__ import annotations
+
+from fastapi import APIRouter, Request
+from fastapi.responses import Response
+
+from app.auth.dependencies import OptionalUser
+from app.db import SessionDep
+from app.errors import not_found
+from app.lessons import progress, service
+from app.quizzes.feedback import question_views
+from app.templating import render
+
+router = APIRouter(include_in_schema=False)
+
+
+@router.get("/")
+async def catalog(request: Request, session: SessionDep, user: OptionalUser) -> Response:
+    tracks = await service.list_tracks(session=session)
+    by_lesson = (
+        {p.slug: p for p in await progress.lesson_progress(session=session, user_id=user.id)}
+        if user
+        else {}
+    )
+    return render(request, "lessons/catalog.html", {"tracks": tracks, "progress": by_lesson})
+
+
+@router.get("/lessons/{slug}")
+async def lesson_page(
+    slug: str, request: Request, session: SessionDep, user: OptionalUser
+) -> Response:
+    detail = await service.get_lesson(session=session, slug=slug)
+    if detail is None:
+        raise not_found("Lesson")
+    context = {
+        "detail": detail,
+        "questions": await question_views(
+            session=session, user_id=user.id if user else None, questions=detail.questions
+        ),
+        "prerequisites": await service.lessons_by_slug(
+            session=session, slugs=detail.lesson.prerequisites
+        ),
+        "next_lessons": await service.lessons_building_on(session=session, slug=slug),
+    }
+    return render(request, "lessons/lesson.html", context)

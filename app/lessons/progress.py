@@ -1,0 +1,59 @@
+"""A student's progress per lesson, in a fixed number of queries whatever the catalog size."""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Any
+
+from sqlalchemy import Select, distinct, func, select
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from app.lessons.schemas import LessonProgress
+from app.models import Exercise, Lesson, Question, QuestionAttempt, Submission
+
+
+async def _per_lesson(session: AsyncSession, query: Select[Any]) -> Counter[str]:
+    return Counter({slug: count for slug, count in (await session.execute(query)).tuples()})
+
+
+async def lesson_progress(*, session: AsyncSession, user_id: int) -> list[LessonProgress]:
+    lessons = (
+        await session.scalars(select(Lesson.slug).where(~Lesson.retired).order_by(Lesson.position))
+    ).all()
+    live_questions = select(Question.lesson_slug, func.count(distinct(Question.id))).where(
+        ~Question.retired
+    )
+    live_exercises = select(Exercise.lesson_slug, func.count(distinct(Exercise.id))).where(
+        ~Exercise.retired
+    )
+    q_total = await _per_lesson(session, live_questions.group_by(Question.lesson_slug))
+    q_right = await _per_lesson(
+        session,
+        live_questions.join(QuestionAttempt, QuestionAttempt.question_id == Question.id)
+        .where(QuestionAttempt.user_id == user_id, QuestionAttempt.correct)
+        .group_by(Question.lesson_slug),
+    )
+    e_total = await _per_lesson(session, live_exercises.group_by(Exercise.lesson_slug))
+    e_passed = await _per_lesson(
+        session,
+        live_exercises.join(Submission, Submission.exercise_id == Exercise.id)
+        .where(
+            Submission.user_id == user_id,
+            Submission.mode == "grade",
+            Submission.verdict == "passed",
+        )
+        .group_by(Exercise.lesson_slug),
+    )
+    return [
+        LessonProgress(
+            slug=slug,
+            questions_total=q_total[slug],
+            questions_correct=q_right[slug],
+            exercises_total=e_total[slug],
+            exercises_passed=e_passed[slug],
+            completed=(q_total[slug] + e_total[slug]) > 0
+            and q_right[slug] == q_total[slug]
+            and e_passed[slug] == e_total[slug],
+        )
+        for slug in lessons
+    ]

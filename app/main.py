@@ -1,0 +1,134 @@
+"""The application factory: one process serving pages and the JSON API."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+
+from fastapi import Depends, FastAPI, Request
+from fastapi.encoders import jsonable_encoder
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse, Response
+from fastapi.staticfiles import StaticFiles
+from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.middleware.sessions import SessionMiddleware
+
+from app import migrations
+from app.auth import pages as auth_pages
+from app.auth import router as auth_router
+from app.auth.dependencies import SESSION_COOKIE, require_csrf
+from app.config import REPO_ROOT, Settings, get_settings
+from app.content import ContentError, load_catalog, sync_catalog
+from app.db import Database
+from app.lessons import pages as lesson_pages
+from app.lessons import router as lesson_router
+from app.middleware import BodySizeLimit
+from app.quizzes import pages as quiz_pages
+from app.quizzes import router as quiz_router
+from app.templating import render
+
+log = logging.getLogger("app")
+
+
+async def load_content(settings: Settings, database: Database) -> None:
+    """Sync `exercises/` into the database; broken content is reported and never loaded."""
+    try:
+        catalog = await asyncio.to_thread(load_catalog, settings.content_dir)
+    except ContentError as exc:
+        log.error("content in %s not loaded:\n%s", settings.content_dir, exc)
+        return
+    async with database.sessionmaker() as session, session.begin():
+        await sync_catalog(session=session, catalog=catalog)
+
+
+def _wants_html(request: Request) -> bool:
+    return not request.url.path.startswith("/api/") and "text/html" in request.headers.get(
+        "accept", ""
+    )
+
+
+def _install_error_handlers(app: FastAPI) -> None:
+    @app.exception_handler(StarletteHTTPException)
+    async def http_error(request: Request, exc: StarletteHTTPException) -> Response:
+        headers = getattr(exc, "headers", None)
+        if _wants_html(request):
+            return render(
+                request,
+                "error.html",
+                {"status": exc.status_code, "message": exc.detail},
+                status_code=exc.status_code,
+            )
+        return JSONResponse({"detail": exc.detail}, exc.status_code, headers=headers)
+
+    @app.exception_handler(RequestValidationError)
+    async def invalid_request(request: Request, exc: RequestValidationError) -> Response:
+        if _wants_html(request):
+            return render(
+                request,
+                "error.html",
+                {"status": 422, "message": "The form was not filled in as expected."},
+                status_code=422,
+            )
+        return JSONResponse({"detail": jsonable_encoder(exc.errors())}, 422)
+
+    @app.exception_handler(Exception)
+    async def unexpected(request: Request, exc: Exception) -> Response:
+        log.exception("unhandled error on %s %s", request.method, request.url.path)
+        return JSONResponse({"detail": "Something went wrong on our side; try again."}, 500)
+
+
+def create_app(settings: Settings | None = None, database: Database | None = None) -> FastAPI:
+    """`database` given (tests): use it as is; otherwise migrate and load content at start."""
+    settings = settings or get_settings()
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        owned = database is None
+        db = database or Database.from_url(settings.effective_database_url)
+        if owned:
+            if settings.effective_database_url.startswith("sqlite"):
+                settings.data_dir.mkdir(parents=True, exist_ok=True)
+            await asyncio.to_thread(migrations.upgrade, settings.effective_database_url)
+            await load_content(settings, db)
+        app.state.database = db
+        try:
+            yield
+        finally:
+            if owned:
+                await db.dispose()
+
+    app = FastAPI(
+        title="Tensorcamp",
+        version="1",
+        description="Learn PyTorch by doing. See the API contract in the README.",
+        lifespan=lifespan,
+    )
+    app.state.settings = settings
+    if database is not None:
+        app.state.database = database
+
+    app.add_middleware(
+        SessionMiddleware,
+        secret_key=settings.secret_key,
+        session_cookie=SESSION_COOKIE,
+        max_age=settings.session_max_age_s,
+        same_site="lax",
+        https_only=settings.cookie_secure,
+    )
+    app.add_middleware(BodySizeLimit, max_bytes=settings.max_body_bytes)
+    _install_error_handlers(app)
+
+    csrf = [Depends(require_csrf)]
+    for module in (auth_router, lesson_router, quiz_router):
+        app.include_router(module.router, dependencies=csrf)
+    for module in (auth_pages, lesson_pages, quiz_pages):
+        app.include_router(module.router, dependencies=csrf)
+    app.mount("/static", StaticFiles(directory=REPO_ROOT / "app" / "static"), name="static")
+
+    @app.get("/healthz", tags=["operations"])
+    async def healthz() -> dict[str, str]:
+        return {"status": "ok"}
+
+    return app

@@ -1,0 +1,21 @@
+"""Every table, importable from one place (Alembic autogenerate reads `Base.metadata`)."""
+
+from app.models.attempt import QuestionAttempt
+from app.models.base import Base, utcnow
+from app.models.content import Exercise, Lesson, Question, Track
+from app.models.submission import Submission
+from app.models.user import ApiToken, LoginFailure, User
+
+__all__ = [
+    "ApiToken",
+    "Base",
+    "Exercise",
+    "Lesson",
+    "LoginFailure",
+    "Question",
+    "QuestionAttempt",
+    "Submission",
+    "Track",
+    "User",
+    "utcnow",
+]

@@ -1,0 +1,23 @@
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import JSON, Boolean, ForeignKey, Index
+from sqlalchemy.orm import Mapped, mapped_column
+
+from app.models.base import Base, utcnow
+
+
+class QuestionAttempt(Base):
+    """One answer a student gave; every attempt is kept."""
+
+    __tablename__ = "question_attempts"
+    __table_args__ = (Index("ix_question_attempts_user_question", "user_id", "question_id"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"))
+    question_id: Mapped[str] = mapped_column(ForeignKey("questions.id"), index=True)
+    answer: Mapped[Any] = mapped_column(JSON)
+    correct: Mapped[bool] = mapped_column(Boolean)
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)

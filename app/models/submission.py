@@ -1,0 +1,38 @@
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import JSON, ForeignKey, Index, Integer, String, Text
+from sqlalchemy.orm import Mapped, mapped_column
+
+from app.models.base import Base, utcnow
+
+STATUSES = ("queued", "running", "done", "error")
+
+
+class Submission(Base):
+    """Code a student sent for an exercise. This row is the source of truth for its grading:
+    status, attempts and the lease a grader holds while it runs."""
+
+    __tablename__ = "submissions"
+    __table_args__ = (
+        Index("ix_submissions_user_exercise", "user_id", "exercise_id", "created_at"),
+        Index("ix_submissions_status", "status"),
+    )
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"))
+    exercise_id: Mapped[str] = mapped_column(ForeignKey("exercises.id"), index=True)
+    code: Mapped[str] = mapped_column(Text)
+    # "grade" counts towards progress; "run" is a try-out on CPU that is never graded.
+    mode: Mapped[str] = mapped_column(String(8), default="grade")
+    status: Mapped[str] = mapped_column(String(16), default="queued")
+    verdict: Mapped[str | None] = mapped_column(String(32), default=None)
+    runs: Mapped[list[dict[str, Any]]] = mapped_column(JSON, default=list)
+    detail: Mapped[str | None] = mapped_column(Text, default=None)
+    attempts: Mapped[int] = mapped_column(Integer, default=0)
+    lease_expires_at: Mapped[datetime | None] = mapped_column(default=None)
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+    started_at: Mapped[datetime | None] = mapped_column(default=None)
+    finished_at: Mapped[datetime | None] = mapped_column(default=None)

@@ -1,0 +1,50 @@
+"""Answering questions: every attempt is recorded, right or wrong."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sqlalchemy import select
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from app.models import Question, QuestionAttempt
+from app.quizzes.grading import check_answer
+from app.quizzes.schemas import AnswerResult
+
+
+async def get_question(*, session: AsyncSession, question_id: str) -> Question | None:
+    return await session.scalar(
+        select(Question).where(Question.id == question_id, ~Question.retired)
+    )
+
+
+async def answer_question(
+    *, session: AsyncSession, user_id: int, question: Question, answer: Any
+) -> AnswerResult:
+    recorded, correct, correct_answer = check_answer(
+        question.kind, question.public, question.key, answer
+    )
+    session.add(
+        QuestionAttempt(user_id=user_id, question_id=question.id, answer=recorded, correct=correct)
+    )
+    await session.flush()
+    return AnswerResult(
+        correct=correct,
+        explanation_html=question.explanation_html,
+        correct_answer=correct_answer,
+    )
+
+
+async def last_answers(
+    *, session: AsyncSession, user_id: int, lesson_slug: str
+) -> dict[str, QuestionAttempt]:
+    """The newest attempt per question of a lesson, to show the page as the student left it."""
+    attempts = (
+        await session.scalars(
+            select(QuestionAttempt)
+            .join(Question)
+            .where(QuestionAttempt.user_id == user_id, Question.lesson_slug == lesson_slug)
+            .order_by(QuestionAttempt.id)
+        )
+    ).all()
+    return {attempt.question_id: attempt for attempt in attempts}

@@ -1,0 +1,10 @@
+async def test_healthz(client):
+    response = await client.get("/healthz")
+    assert response.status_code == 200
+    assert response.json() == {"status": "ok"}
+
+
+async def test_tracks(client):
+    response = await client.get("/api/tracks")
+    assert response.status_code == 200
+    assert [t["level"] for t in response.json()] == ["beginner", "intermediate", "advanced"]
