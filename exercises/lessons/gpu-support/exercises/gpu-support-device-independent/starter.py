@@ -1,0 +1,3 @@
+import torch
+
+# write your code here

@@ -1,0 +1,11 @@
+import torch
+
+shape = (64, 3, 28, 28)
+device = "cuda" if torch.cuda.is_available() else "cpu"
+
+batch = torch.zeros(shape, device=device)
+print(batch.shape)
+print(batch.dtype)
+print(batch.nelement())
+print(batch.nelement() * batch.element_size() / 1_000_000, "MB")
+print(batch.device)

@@ -1,0 +1,7 @@
+import torch
+
+shape = (64, 3, 28, 28)
+device = "cpu"  # pick "cuda" when a GPU is available
+
+# Create a float32 tensor of zeros with this shape on `device`, then print its
+# shape, dtype, number of elements, size in MB and device.
