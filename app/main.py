@@ -27,6 +27,9 @@ from app.lessons import router as lesson_router
 from app.middleware import BodySizeLimit
 from app.quizzes import pages as quiz_pages
 from app.quizzes import router as quiz_router
+from app.submissions import pages as submission_pages
+from app.submissions import router as submission_router
+from app.submissions.grading import start_embedded_grading
 from app.templating import render
 
 log = logging.getLogger("app")
@@ -93,9 +96,13 @@ def create_app(settings: Settings | None = None, database: Database | None = Non
             await asyncio.to_thread(migrations.upgrade, settings.effective_database_url)
             await load_content(settings, db)
         app.state.database = db
+        grading = await start_embedded_grading(settings, db)
+        app.state.grading = grading
         try:
             yield
         finally:
+            if grading is not None:
+                await grading.stop()
             if owned:
                 await db.dispose()
 
@@ -121,9 +128,9 @@ def create_app(settings: Settings | None = None, database: Database | None = Non
     _install_error_handlers(app)
 
     csrf = [Depends(require_csrf)]
-    for module in (auth_router, lesson_router, quiz_router):
+    for module in (auth_router, lesson_router, quiz_router, submission_router):
         app.include_router(module.router, dependencies=csrf)
-    for module in (auth_pages, lesson_pages, quiz_pages):
+    for module in (auth_pages, lesson_pages, quiz_pages, submission_pages):
         app.include_router(module.router, dependencies=csrf)
     app.mount("/static", StaticFiles(directory=REPO_ROOT / "app" / "static"), name="static")
 

@@ -8,6 +8,7 @@ from app.db import SessionDep
 from app.errors import not_found
 from app.lessons import progress, service
 from app.quizzes.feedback import question_views
+from app.submissions.history import recent_by_exercise
 from app.templating import render
 
 router = APIRouter(include_in_schema=False)
@@ -40,5 +41,13 @@ async def lesson_page(
             session=session, slugs=detail.lesson.prerequisites
         ),
         "next_lessons": await service.lessons_building_on(session=session, slug=slug),
+        "history": await recent_by_exercise(
+            session=session, user_id=user.id, exercise_ids=[e.id for e in detail.exercises]
+        )
+        if user
+        else {},
     }
+    context["pending"] = any(
+        s.status in ("queued", "running") for rows in context["history"].values() for s in rows
+    )
     return render(request, "lessons/lesson.html", context)

@@ -1,0 +1,122 @@
+"""Embedded grading: a bounded in-process queue feeding the grader from worker tasks.
+
+The database row stays the source of truth: a submission is claimed (status `running`,
+attempts + 1, a lease) before it is graded, the outcome is recorded once, and whatever a
+previous process left queued or running is graded again at start-up.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from typing import Protocol
+
+from grader import Result
+
+from app.db import Database
+from app.models import Exercise
+from app.submissions import service
+from app.submissions.jobs import job_for, outcome_of
+
+log = logging.getLogger(__name__)
+
+
+class GraderLike(Protocol):
+    def start(self) -> None: ...
+    def grade(self, job: object) -> Result: ...
+    def close(self) -> None: ...
+
+
+class QueueFull(Exception):
+    pass
+
+
+class Notifier:
+    """Wakes requests that wait (`?wait=`) for a submission to finish."""
+
+    def __init__(self) -> None:
+        self._events: dict[int, asyncio.Event] = {}
+
+    async def wait(self, submission_id: int, timeout: float) -> None:
+        event = self._events.setdefault(submission_id, asyncio.Event())
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(event.wait(), timeout)
+
+    def finished(self, submission_id: int) -> None:
+        if event := self._events.pop(submission_id, None):
+            event.set()
+
+
+class EmbeddedGrading:
+    def __init__(self, *, database: Database, grader: GraderLike, workers: int, limit: int) -> None:
+        self.database = database
+        self.grader = grader
+        self.workers = workers
+        self.queue: asyncio.Queue[int] = asyncio.Queue(maxsize=limit)
+        self.notifier = Notifier()
+        self._tasks: list[asyncio.Task[None]] = []
+        self._ready = asyncio.Event()
+        self.lease_s = 120.0
+
+    async def start(self) -> None:
+        self._tasks.append(asyncio.create_task(self._start_grader()))
+        self._tasks += [asyncio.create_task(self._work()) for _ in range(self.workers)]
+        async with self.database.sessionmaker() as session:
+            for submission_id in await service.unfinished_ids(session=session):
+                self.queue.put_nowait(submission_id)
+
+    async def _start_grader(self) -> None:
+        # Warm interpreters take a few seconds; the web app answers meanwhile.
+        try:
+            await asyncio.to_thread(self.grader.start)
+        finally:
+            self._ready.set()
+
+    async def stop(self) -> None:
+        for task in self._tasks:
+            task.cancel()
+        await asyncio.gather(*self._tasks, return_exceptions=True)
+        await asyncio.to_thread(self.grader.close)
+
+    def has_room(self) -> bool:
+        return not self.queue.full()
+
+    def enqueue(self, submission_id: int) -> None:
+        try:
+            self.queue.put_nowait(submission_id)
+        except asyncio.QueueFull:
+            raise QueueFull from None
+
+    async def _work(self) -> None:
+        await self._ready.wait()
+        while True:
+            submission_id = await self.queue.get()
+            try:
+                await self._grade(submission_id)
+            except Exception:
+                log.exception("grading submission %s failed", submission_id)
+            finally:
+                self.queue.task_done()
+
+    async def _grade(self, submission_id: int) -> None:
+        # Each pass claims the row again, so a platform fault is retried at most
+        # service.MAX_ATTEMPTS times in all, and a row finished elsewhere is left alone.
+        while True:
+            async with self.database.sessionmaker() as session, session.begin():
+                submission = await service.claim(
+                    session=session, submission_id=submission_id, lease_s=self.lease_s
+                )
+                if submission is None:
+                    break
+                exercise = await session.get_one(Exercise, submission.exercise_id)
+                job = job_for(submission, exercise)
+            result = await asyncio.to_thread(self.grader.grade, job)
+            async with self.database.sessionmaker() as session, session.begin():
+                outcome = await service.record_result(
+                    session=session, submission_id=submission_id, **outcome_of(result)
+                )
+            if outcome != "retry":
+                break
+            log.warning("submission %s hit a platform fault; retrying", submission_id)
+        self.notifier.finished(submission_id)

@@ -1,0 +1,48 @@
+"""The plain HTML form that submits code from the lesson page (works without JavaScript)."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from fastapi import APIRouter, BackgroundTasks, Form, HTTPException, Request, status
+from fastapi.responses import RedirectResponse, Response
+
+from app.auth.dependencies import OptionalUser
+from app.db import SessionDep
+from app.lessons.service import get_exercise
+from app.submissions.router import accept_submission
+
+router = APIRouter(include_in_schema=False)
+
+
+@router.post("/exercises/{exercise_id}/submissions")
+async def submit_form(
+    exercise_id: str,
+    request: Request,
+    background: BackgroundTasks,
+    session: SessionDep,
+    user: OptionalUser,
+    code: Annotated[str, Form(max_length=200_000)] = "",
+) -> Response:
+    exercise = await get_exercise(session=session, exercise_id=exercise_id)
+    if exercise is None:
+        raise HTTPException(status.HTTP_404_NOT_FOUND, "Exercise not found.")
+    lesson_url = f"/lessons/{exercise.lesson_slug}"
+    if user is None:
+        return RedirectResponse(f"/login?next={lesson_url}", status.HTTP_303_SEE_OTHER)
+    try:
+        await accept_submission(
+            request=request,
+            session=session,
+            background=background,
+            user_id=user.id,
+            exercise_id=exercise_id,
+            code=code,
+        )
+    except HTTPException as exc:
+        if exc.status_code == status.HTTP_404_NOT_FOUND:
+            raise
+        # Keep the student's code: the form shows it again with the reason.
+        request.session["draft"] = {"exercise": exercise_id, "code": code[:70_000]}
+        request.session["exercise_flash"] = {"exercise": exercise_id, "message": str(exc.detail)}
+    return RedirectResponse(f"{lesson_url}#exercise-{exercise_id}", status.HTTP_303_SEE_OTHER)

@@ -1,0 +1,130 @@
+from __future__ import annotations
+
+from typing import Annotated
+
+from fastapi import APIRouter, BackgroundTasks, Query, Request, status
+
+from app.auth.dependencies import CurrentUser
+from app.db import SessionDep, get_database
+from app.errors import not_found, too_large, too_many
+from app.lessons.service import get_exercise
+from app.models import Submission
+from app.submissions import service
+from app.submissions.dispatch import EmbeddedGrading
+from app.submissions.schemas import SubmissionIn, SubmissionOut
+from app.submissions.waiting import wait_for_submission
+
+router = APIRouter(tags=["submissions"])
+
+
+def submission_out(
+    submission: Submission, *, position: int | None = None, with_code: bool = True
+) -> SubmissionOut:
+    return SubmissionOut(
+        id=submission.id,
+        exercise_id=submission.exercise_id,
+        status=submission.status,  # type: ignore[arg-type]
+        verdict=submission.verdict,  # type: ignore[arg-type]
+        runs=submission.runs,  # type: ignore[arg-type]
+        created_at=submission.created_at,
+        finished_at=submission.finished_at,
+        detail=submission.detail,
+        mode=submission.mode,  # type: ignore[arg-type]
+        position=position,
+        code=submission.code if with_code else None,
+    )
+
+
+def grading_of(request: Request) -> EmbeddedGrading | None:
+    return getattr(request.app.state, "grading", None)
+
+
+async def accept_submission(
+    *,
+    request: Request,
+    session: SessionDep,
+    background: BackgroundTasks,
+    user_id: int,
+    exercise_id: str,
+    code: str,
+    mode: str = "grade",
+) -> Submission:
+    """Shared by the API and the HTML form: checks, stores queued, enqueues after commit."""
+    settings = request.app.state.settings
+    if len(code.encode()) > settings.max_code_bytes:
+        raise too_large(f"Code is limited to {settings.max_code_bytes // 1024} KiB.")
+    exercise = await get_exercise(session=session, exercise_id=exercise_id)
+    if exercise is None:
+        raise not_found("Exercise")
+    grading = grading_of(request)
+    if grading is not None and not grading.has_room():
+        raise too_many("The grading queue is full; try again in a few seconds.", 5)
+    submission = await service.create_submission(
+        session=session, user_id=user_id, exercise=exercise, code=code, mode=mode
+    )
+    if grading is not None:
+        # Enqueued only once the unit of work has committed the row.
+        background.add_task(grading.queue.put, submission.id)
+    return submission
+
+
+@router.post("/api/exercises/{exercise_id}/submissions", status_code=status.HTTP_202_ACCEPTED)
+async def submit(
+    exercise_id: str,
+    body: SubmissionIn,
+    request: Request,
+    background: BackgroundTasks,
+    user: CurrentUser,
+    session: SessionDep,
+) -> SubmissionOut:
+    submission = await accept_submission(
+        request=request,
+        session=session,
+        background=background,
+        user_id=user.id,
+        exercise_id=exercise_id,
+        code=body.code,
+    )
+    positions = await service.queue_positions(session=session, submission_ids=[submission.id])
+    return submission_out(submission, position=positions.get(submission.id))
+
+
+@router.get("/api/submissions/{submission_id}")
+async def get_submission(
+    submission_id: int,
+    request: Request,
+    user: CurrentUser,
+    session: SessionDep,
+    wait: Annotated[float, Query(ge=0, le=30)] = 0,
+) -> SubmissionOut:
+    submission = await service.get_own_submission(
+        session=session, user_id=user.id, submission_id=submission_id
+    )
+    if submission is None:
+        raise not_found("Submission")
+    if wait > 0 and submission.status in ("queued", "running"):
+        grading = grading_of(request)
+        latest = await wait_for_submission(
+            database=get_database(request),
+            notifier=grading.notifier if grading else None,
+            submission_id=submission_id,
+            timeout=wait,
+        )
+        submission = latest or submission
+    positions = await service.queue_positions(session=session, submission_ids=[submission.id])
+    return submission_out(submission, position=positions.get(submission.id))
+
+
+@router.get("/api/exercises/{exercise_id}/submissions")
+async def list_submissions(
+    exercise_id: str, user: CurrentUser, session: SessionDep
+) -> list[SubmissionOut]:
+    if await get_exercise(session=session, exercise_id=exercise_id) is None:
+        raise not_found("Exercise")
+    rows = await service.list_own_submissions(
+        session=session, user_id=user.id, exercise_id=exercise_id
+    )
+    positions = await service.queue_positions(
+        session=session, submission_ids=[s.id for s in rows if s.status == "queued"]
+    )
+    return [submission_out(s, position=positions.get(s.id)) for s in rows]

@@ -1,0 +1,130 @@
+"""Submissions: created queued, graded elsewhere, recorded here exactly once. Never commits."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from typing import Any, Literal
+
+from sqlalchemy import func, select, update
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from app.models import Exercise, Submission, utcnow
+
+MAX_ATTEMPTS = 2  # a platform fault is retried once, then reported as `error`
+
+
+async def create_submission(
+    *, session: AsyncSession, user_id: int, exercise: Exercise, code: str, mode: str = "grade"
+) -> Submission:
+    submission = Submission(user_id=user_id, exercise_id=exercise.id, code=code, mode=mode)
+    session.add(submission)
+    await session.flush()
+    return submission
+
+
+async def get_own_submission(
+    *, session: AsyncSession, user_id: int, submission_id: int
+) -> Submission | None:
+    return await session.scalar(
+        select(Submission).where(Submission.id == submission_id, Submission.user_id == user_id)
+    )
+
+
+async def list_own_submissions(
+    *, session: AsyncSession, user_id: int, exercise_id: str, limit: int = 100
+) -> list[Submission]:
+    rows = await session.scalars(
+        select(Submission)
+        .where(Submission.user_id == user_id, Submission.exercise_id == exercise_id)
+        .order_by(Submission.created_at.desc(), Submission.id.desc())
+        .limit(limit)
+    )
+    return list(rows.all())
+
+
+async def queue_positions(*, session: AsyncSession, submission_ids: list[int]) -> dict[int, int]:
+    """1-based place in line of each queued submission among all queued ones."""
+    if not submission_ids:
+        return {}
+    queued = (
+        await session.scalars(
+            select(Submission.id).where(Submission.status == "queued").order_by(Submission.id)
+        )
+    ).all()
+    order = {ident: index + 1 for index, ident in enumerate(queued)}
+    return {ident: order[ident] for ident in submission_ids if ident in order}
+
+
+async def claim(*, session: AsyncSession, submission_id: int, lease_s: float) -> Submission | None:
+    """Mark a queued submission running under a lease; None if someone else has it."""
+    now = utcnow()
+    claimed = await session.execute(
+        update(Submission)
+        .where(
+            Submission.id == submission_id,
+            (Submission.status == "queued")
+            | ((Submission.status == "running") & (Submission.lease_expires_at < now)),
+        )
+        .values(
+            status="running",
+            attempts=Submission.attempts + 1,
+            started_at=now,
+            lease_expires_at=now + timedelta(seconds=lease_s),
+        )
+    )
+    if getattr(claimed, "rowcount", 0) != 1:
+        return None
+    submission = await session.get(Submission, submission_id, populate_existing=True)
+    return submission
+
+
+async def record_result(
+    *,
+    session: AsyncSession,
+    submission_id: int,
+    status: str,
+    verdict: str | None,
+    runs: list[dict[str, Any]],
+    detail: str | None,
+) -> Literal["recorded", "retry", "duplicate"]:
+    """Store a grading outcome once; a duplicate or late result changes nothing.
+    A platform fault on the first attempt puts the submission back in the queue instead."""
+    if status == "error":
+        retry = await session.execute(
+            update(Submission)
+            .where(
+                Submission.id == submission_id,
+                Submission.status.in_(("queued", "running")),
+                Submission.attempts < MAX_ATTEMPTS,
+            )
+            .values(status="queued", lease_expires_at=None, detail=detail)
+        )
+        if getattr(retry, "rowcount", 0) == 1:
+            return "retry"
+    done = await session.execute(
+        update(Submission)
+        .where(Submission.id == submission_id, Submission.status.in_(("queued", "running")))
+        .values(
+            status=status,
+            verdict=verdict,
+            runs=runs,
+            detail=detail,
+            finished_at=utcnow(),
+            lease_expires_at=None,
+        )
+    )
+    return "recorded" if getattr(done, "rowcount", 0) == 1 else "duplicate"
+
+
+async def unfinished_ids(*, session: AsyncSession) -> list[int]:
+    """Submissions a previous process accepted but never finished: they are graded again."""
+    rows = await session.scalars(
+        select(Submission.id)
+        .where(Submission.status.in_(("queued", "running")))
+        .order_by(Submission.id)
+    )
+    return list(rows.all())
+
+
+async def count_queued(*, session: AsyncSession) -> int:
+    return int(await session.scalar(select(func.count()).where(Submission.status == "queued")) or 0)
