@@ -10,14 +10,14 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from typing import Protocol
-
-from grader import Result
+from typing import TYPE_CHECKING, Protocol
 
 from app.db import Database
 from app.models import Exercise
 from app.submissions import service
-from app.submissions.jobs import job_for, outcome_of
+
+if TYPE_CHECKING:
+    from grader import Result
 
 log = logging.getLogger(__name__)
 
@@ -100,6 +100,8 @@ class EmbeddedGrading:
                 self.queue.task_done()
 
     async def _grade(self, submission_id: int) -> None:
+        from app.submissions.jobs import job_for, outcome_of  # the grader package, on demand
+
         # Each pass claims the row again, so a platform fault is retried at most
         # service.MAX_ATTEMPTS times in all, and a row finished elsewhere is left alone.
         while True:

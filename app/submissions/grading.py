@@ -18,7 +18,9 @@ async def start_embedded_grading(settings: Settings, database: Database) -> Embe
     from grader import Grader, GraderConfig
 
     grader = Grader(
-        GraderConfig(workers=settings.grader_workers, unsafe_dev_mode=settings.grader_unsafe_dev_mode)
+        GraderConfig(
+            workers=settings.grader_workers, unsafe_dev_mode=settings.grader_unsafe_dev_mode
+        )
     )
     grading = EmbeddedGrading(
         database=database,

@@ -4,9 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from grader import Comparison, Job, Limits, Result
-
 from app.models import Exercise, Submission
+from grader import Comparison, Job, Limits, Result
 
 RUN_ONLY_EXPECTED = ""
 
