@@ -38,10 +38,10 @@ class Notifier:
     def __init__(self) -> None:
         self._events: dict[int, asyncio.Event] = {}
 
-    async def wait(self, submission_id: int, timeout: float) -> None:
+    async def wait(self, submission_id: int, seconds: float) -> None:
         event = self._events.setdefault(submission_id, asyncio.Event())
         with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(event.wait(), timeout)
+            await asyncio.wait_for(event.wait(), seconds)
 
     def finished(self, submission_id: int) -> None:
         if event := self._events.pop(submission_id, None):

@@ -11,10 +11,7 @@ RUN_ONLY_EXPECTED = ""
 
 
 def job_for(submission: Submission, exercise: Exercise) -> Job:
-    if submission.mode == "run":
-        devices = ["cpu"]
-    else:
-        devices = list(exercise.devices)
+    devices = ["cpu"] if submission.mode == "run" else list(exercise.devices)
     return Job(
         id=str(submission.id),
         code=submission.code,

@@ -108,7 +108,7 @@ async def get_submission(
             database=get_database(request),
             notifier=grading.notifier if grading else None,
             submission_id=submission_id,
-            timeout=wait,
+            seconds=wait,
         )
         submission = latest or submission
     positions = await service.queue_positions(session=session, submission_ids=[submission.id])

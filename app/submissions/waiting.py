@@ -13,11 +13,11 @@ POLL_S = 0.25
 
 
 async def wait_for_submission(
-    *, database: Database, notifier: Notifier | None, submission_id: int, timeout: float
+    *, database: Database, notifier: Notifier | None, submission_id: int, seconds: float
 ) -> Submission | None:
-    """The submission as soon as it is finished or `timeout` runs out. Each look uses its
+    """The submission as soon as it is finished or `seconds` run out. Each look uses its
     own short session: a long transaction would keep showing SQLite's old snapshot."""
-    deadline = time.monotonic() + timeout
+    deadline = time.monotonic() + seconds
     while True:
         async with database.sessionmaker() as session:
             submission = await session.get(Submission, submission_id)
