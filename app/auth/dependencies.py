@@ -35,14 +35,15 @@ def csrf_token(request: Request) -> str:
 async def require_csrf(request: Request) -> None:
     if request.method in SAFE_METHODS or bearer_token(request):
         return
-    if SESSION_COOKIE not in request.cookies:
+    content_type = request.headers.get("content-type", "")
+    is_form = content_type.startswith(("application/x-www-form-urlencoded", "multipart/form-data"))
+    if SESSION_COOKIE not in request.cookies and not is_form:
         # No ambient credential to abuse: plain API clients (curl, scripts) need no token.
+        # Forms always do, or a cross-site page could log a first-time visitor in as
+        # someone else (log-in CSRF); our pages set the session cookie before any form.
         return
     given = request.headers.get(CSRF_HEADER)
-    content_type = request.headers.get("content-type", "")
-    if given is None and content_type.startswith(
-        ("application/x-www-form-urlencoded", "multipart/form-data")
-    ):
+    if given is None and is_form:
         form = await request.form()
         field = form.get(CSRF_FIELD)
         given = field if isinstance(field, str) else None

@@ -32,6 +32,13 @@ async def lesson_page(
     detail = await service.get_lesson(session=session, slug=slug)
     if detail is None:
         raise not_found("Lesson")
+    history = (
+        await recent_by_exercise(
+            session=session, user_id=user.id, exercise_ids=[e.id for e in detail.exercises]
+        )
+        if user
+        else {}
+    )
     context = {
         "detail": detail,
         "questions": await question_views(
@@ -41,13 +48,9 @@ async def lesson_page(
             session=session, slugs=detail.lesson.prerequisites
         ),
         "next_lessons": await service.lessons_building_on(session=session, slug=slug),
-        "history": await recent_by_exercise(
-            session=session, user_id=user.id, exercise_ids=[e.id for e in detail.exercises]
-        )
-        if user
-        else {},
+        "history": history,
+        "pending": any(
+            s.status in ("queued", "running") for rows in history.values() for s in rows
+        ),
     }
-    context["pending"] = any(
-        s.status in ("queued", "running") for rows in context["history"].values() for s in rows
-    )
     return render(request, "lessons/lesson.html", context)

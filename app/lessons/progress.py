@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections import Counter
-from typing import Any
 
 from sqlalchemy import Select, distinct, func, select
 from sqlalchemy.ext.asyncio import AsyncSession
@@ -12,7 +11,7 @@ from app.lessons.schemas import LessonProgress
 from app.models import Exercise, Lesson, Question, QuestionAttempt, Submission
 
 
-async def _per_lesson(session: AsyncSession, query: Select[Any]) -> Counter[str]:
+async def _per_lesson(session: AsyncSession, query: Select[str, int]) -> Counter[str]:
     return Counter({slug: count for slug, count in (await session.execute(query)).tuples()})
 
 

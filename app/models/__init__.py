@@ -3,7 +3,7 @@
 from app.models.attempt import QuestionAttempt
 from app.models.base import Base, utcnow
 from app.models.content import Exercise, Lesson, Question, Track
-from app.models.submission import Submission
+from app.models.submission import Submission, SubmissionRun
 from app.models.user import ApiToken, LoginFailure, User
 
 __all__ = [
@@ -15,6 +15,7 @@ __all__ = [
     "Question",
     "QuestionAttempt",
     "Submission",
+    "SubmissionRun",
     "Track",
     "User",
     "utcnow",

@@ -3,7 +3,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import JSON, ForeignKey, Index, Integer, String, Text
+from sqlalchemy import JSON, ForeignKey, Index, Integer, String, Text, UniqueConstraint
 from sqlalchemy.orm import Mapped, mapped_column
 
 from app.models.base import Base, utcnow
@@ -29,6 +29,9 @@ class Submission(Base):
     mode: Mapped[str] = mapped_column(String(8), default="grade")
     status: Mapped[str] = mapped_column(String(16), default="queued")
     verdict: Mapped[str | None] = mapped_column(String(32), default=None)
+    # The devices this submission is graded on, fixed when it is made.
+    devices: Mapped[list[str]] = mapped_column(JSON, default=list)
+    # The finished runs, copied here from SubmissionRun once every device has one.
     runs: Mapped[list[dict[str, Any]]] = mapped_column(JSON, default=list)
     detail: Mapped[str | None] = mapped_column(Text, default=None)
     attempts: Mapped[int] = mapped_column(Integer, default=0)
@@ -36,3 +39,17 @@ class Submission(Base):
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
     started_at: Mapped[datetime | None] = mapped_column(default=None)
     finished_at: Mapped[datetime | None] = mapped_column(default=None)
+
+
+class SubmissionRun(Base):
+    """One device's run of a submission. Unique per device, so a duplicate delivery of the
+    same result inserts nothing: recording is idempotent by construction."""
+
+    __tablename__ = "submission_runs"
+    __table_args__ = (UniqueConstraint("submission_id", "device"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    submission_id: Mapped[int] = mapped_column(ForeignKey("submissions.id", ondelete="CASCADE"))
+    device: Mapped[str] = mapped_column(String(16))
+    run: Mapped[dict[str, Any]] = mapped_column(JSON)
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)

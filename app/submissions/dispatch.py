@@ -100,7 +100,7 @@ class EmbeddedGrading:
                 self.queue.task_done()
 
     async def _grade(self, submission_id: int) -> None:
-        from app.submissions.jobs import job_for, outcome_of  # the grader package, on demand
+        from app.submissions.jobs import job_for  # the grader package, on demand
 
         # Each pass claims the row again, so a platform fault is retried at most
         # service.MAX_ATTEMPTS times in all, and a row finished elsewhere is left alone.
@@ -115,8 +115,10 @@ class EmbeddedGrading:
                 job = job_for(submission, exercise)
             result = await asyncio.to_thread(self.grader.grade, job)
             async with self.database.sessionmaker() as session, session.begin():
-                outcome = await service.record_result(
-                    session=session, submission_id=submission_id, **outcome_of(result)
+                outcome = await service.record_runs(
+                    session=session,
+                    submission_id=submission_id,
+                    runs=[run.model_dump() for run in result.runs],
                 )
             if outcome != "retry":
                 break

@@ -5,28 +5,21 @@ from __future__ import annotations
 from typing import Any
 
 from app.models import Exercise, Submission
-from grader import Comparison, Job, Limits, Result
-
-RUN_ONLY_EXPECTED = ""
+from grader import Comparison, Job, Limits, Result, Run
 
 
 def job_for(submission: Submission, exercise: Exercise) -> Job:
-    devices = ["cpu"] if submission.mode == "run" else list(exercise.devices)
     return Job(
         id=str(submission.id),
         code=submission.code,
         expected_output=exercise.expected_output,
         comparison=Comparison.model_validate(exercise.comparison),
-        devices=devices,
+        devices=list(submission.devices),
         limits=Limits.model_validate(exercise.limits),
     )
 
 
-def outcome_of(result: Result) -> dict[str, Any]:
-    """Keyword arguments for service.record_result."""
-    return {
-        "status": result.status,
-        "verdict": result.verdict,
-        "runs": [run.model_dump() for run in result.runs],
-        "detail": result.detail,
-    }
+def summarize(job_id: str, runs: list[dict[str, Any]]) -> dict[str, Any]:
+    """Status, verdict and detail of a finished set of runs, by the grader's own rules."""
+    result = Result(job_id=job_id, runs=[Run.model_validate(run) for run in runs])
+    return {"status": result.status, "verdict": result.verdict, "detail": result.detail}

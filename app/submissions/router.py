@@ -23,13 +23,13 @@ def submission_out(
     return SubmissionOut(
         id=submission.id,
         exercise_id=submission.exercise_id,
-        status=submission.status,  # type: ignore[arg-type]
-        verdict=submission.verdict,  # type: ignore[arg-type]
-        runs=submission.runs,  # type: ignore[arg-type]
+        status=submission.status,
+        verdict=submission.verdict,
+        runs=submission.runs,
         created_at=submission.created_at,
         finished_at=submission.finished_at,
         detail=submission.detail,
-        mode=submission.mode,  # type: ignore[arg-type]
+        mode=submission.mode,
         position=position,
         code=submission.code if with_code else None,
     )

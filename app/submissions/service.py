@@ -6,9 +6,10 @@ from datetime import timedelta
 from typing import Any, Literal
 
 from sqlalchemy import func, select, update
+from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from app.models import Exercise, Submission, utcnow
+from app.models import Exercise, Submission, SubmissionRun, utcnow
 
 MAX_ATTEMPTS = 2  # a platform fault is retried once, then reported as `error`
 
@@ -16,7 +17,10 @@ MAX_ATTEMPTS = 2  # a platform fault is retried once, then reported as `error`
 async def create_submission(
     *, session: AsyncSession, user_id: int, exercise: Exercise, code: str, mode: str = "grade"
 ) -> Submission:
-    submission = Submission(user_id=user_id, exercise_id=exercise.id, code=code, mode=mode)
+    devices = ["cpu"] if mode == "run" else list(exercise.devices)
+    submission = Submission(
+        user_id=user_id, exercise_id=exercise.id, code=code, mode=mode, devices=devices
+    )
     session.add(submission)
     await session.flush()
     return submission
@@ -78,42 +82,59 @@ async def claim(*, session: AsyncSession, submission_id: int, lease_s: float) ->
     return submission
 
 
-async def record_result(
-    *,
-    session: AsyncSession,
-    submission_id: int,
-    status: str,
-    verdict: str | None,
-    runs: list[dict[str, Any]],
-    detail: str | None,
+async def record_runs(
+    *, session: AsyncSession, submission_id: int, runs: list[dict[str, Any]]
 ) -> Literal["recorded", "retry", "duplicate"]:
-    """Store a grading outcome once; a duplicate or late result changes nothing.
-    A platform fault on the first attempt puts the submission back in the queue instead."""
-    if status == "error":
-        retry = await session.execute(
-            update(Submission)
-            .where(
-                Submission.id == submission_id,
-                Submission.status.in_(("queued", "running")),
-                Submission.attempts < MAX_ATTEMPTS,
-            )
-            .values(status="queued", lease_expires_at=None, detail=detail)
+    """Store finished device runs; once every device has one, finish the submission.
+
+    Idempotent: a run for a device that already has one, or for a finished submission, is
+    dropped. A platform fault (`error` run) on an early attempt asks the caller to retry."""
+    submission = await session.get(Submission, submission_id, populate_existing=True)
+    if submission is None or submission.status in ("done", "error"):
+        return "duplicate"
+    if any(run["verdict"] == "error" for run in runs) and submission.attempts < MAX_ATTEMPTS:
+        submission.detail = next(r.get("detail") for r in runs if r["verdict"] == "error")
+        return "retry"
+    inserted = False
+    for run in runs:
+        try:
+            async with session.begin_nested():
+                session.add(
+                    SubmissionRun(submission_id=submission_id, device=run["device"], run=run)
+                )
+            inserted = True
+        except IntegrityError:
+            continue
+    await _finish_if_complete(session=session, submission=submission)
+    return "recorded" if inserted else "duplicate"
+
+
+async def _finish_if_complete(*, session: AsyncSession, submission: Submission) -> None:
+    stored = {
+        row.device: row.run
+        for row in await session.scalars(
+            select(SubmissionRun).where(SubmissionRun.submission_id == submission.id)
         )
-        if getattr(retry, "rowcount", 0) == 1:
-            return "retry"
-    done = await session.execute(
+    }
+    if not set(submission.devices) <= set(stored):
+        return
+    runs = [stored[device] for device in submission.devices]
+    from app.submissions.jobs import summarize
+
+    outcome = summarize(str(submission.id), runs)
+    await session.execute(
         update(Submission)
-        .where(Submission.id == submission_id, Submission.status.in_(("queued", "running")))
+        .where(Submission.id == submission.id, Submission.status.in_(("queued", "running")))
         .values(
-            status=status,
-            verdict=verdict,
+            status=outcome["status"],
+            verdict=outcome["verdict"],
+            detail=outcome["detail"],
             runs=runs,
-            detail=detail,
             finished_at=utcnow(),
             lease_expires_at=None,
         )
+        .execution_options(synchronize_session="fetch")
     )
-    return "recorded" if getattr(done, "rowcount", 0) == 1 else "duplicate"
 
 
 async def unfinished_ids(*, session: AsyncSession) -> list[int]:
