@@ -31,6 +31,12 @@ class Settings(BaseSettings):
     session_max_age_s: int = 14 * 24 * 3600
     cookie_secure: bool = False
 
+    grading_namespace: str = "tensorcamp"  # Redis key prefix shared with the workers
+    queued_lease_s: float = Field(default=120.0, gt=0)  # re-sent if no worker started it
+    running_lease_s: float = Field(default=10.0, gt=0)  # re-sent if its worker went silent
+    reap_every_s: float = Field(default=2.0, gt=0)
+    max_deliveries: int = Field(default=3, ge=1)
+    submissions_per_minute: int = Field(default=20, ge=1)
     grader_workers: int = Field(default=2, ge=1)
     grader_queue_limit: int = Field(default=500, ge=1)
     grader_unsafe_dev_mode: bool = False

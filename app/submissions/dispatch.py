@@ -15,21 +15,18 @@ from typing import TYPE_CHECKING, Protocol
 from app.db import Database
 from app.models import Exercise
 from app.submissions import service
+from app.submissions.metrics import observe_finish
 
 if TYPE_CHECKING:
-    from grader import Result
+    from grader import Job, Result
 
 log = logging.getLogger(__name__)
 
 
 class GraderLike(Protocol):
     def start(self) -> None: ...
-    def grade(self, job: object) -> Result: ...
+    def grade(self, job: Job) -> Result: ...
     def close(self) -> None: ...
-
-
-class QueueFull(Exception):
-    pass
 
 
 class Notifier:
@@ -49,11 +46,12 @@ class Notifier:
 
 
 class EmbeddedGrading:
-    def __init__(self, *, database: Database, grader: GraderLike, workers: int, limit: int) -> None:
+    def __init__(self, *, database: Database, grader: GraderLike, concurrency: int) -> None:
         self.database = database
         self.grader = grader
-        self.workers = workers
-        self.queue: asyncio.Queue[int] = asyncio.Queue(maxsize=limit)
+        self.concurrency = concurrency
+        # Unbounded here: admission is bounded by the number of queued rows (see the router).
+        self.queue: asyncio.Queue[int] = asyncio.Queue()
         self.notifier = Notifier()
         self._tasks: list[asyncio.Task[None]] = []
         self._ready = asyncio.Event()
@@ -61,7 +59,7 @@ class EmbeddedGrading:
 
     async def start(self) -> None:
         self._tasks.append(asyncio.create_task(self._start_grader()))
-        self._tasks += [asyncio.create_task(self._work()) for _ in range(self.workers)]
+        self._tasks += [asyncio.create_task(self._work()) for _ in range(self.concurrency)]
         async with self.database.sessionmaker() as session:
             for submission_id in await service.unfinished_ids(session=session):
                 self.queue.put_nowait(submission_id)
@@ -79,14 +77,16 @@ class EmbeddedGrading:
         await asyncio.gather(*self._tasks, return_exceptions=True)
         await asyncio.to_thread(self.grader.close)
 
-    def has_room(self) -> bool:
-        return not self.queue.full()
+    async def submitted(self, submission_id: int) -> None:
+        self.queue.put_nowait(submission_id)
 
-    def enqueue(self, submission_id: int) -> None:
-        try:
-            self.queue.put_nowait(submission_id)
-        except asyncio.QueueFull:
-            raise QueueFull from None
+    async def ready(self) -> bool:
+        return self._ready.is_set() and "cpu" not in getattr(self.grader, "problems", {})
+
+    async def workers(self) -> dict[str, int]:
+        if not self._ready.is_set():
+            return {}
+        return {device: 1 for device in getattr(self.grader, "devices", ["cpu"])}
 
     async def _work(self) -> None:
         await self._ready.wait()
@@ -120,6 +120,8 @@ class EmbeddedGrading:
                     submission_id=submission_id,
                     runs=[run.model_dump() for run in result.runs],
                 )
+            if outcome == "recorded":
+                await observe_finish(self.database, submission_id)
             if outcome != "retry":
                 break
             log.warning("submission %s hit a platform fault; retrying", submission_id)

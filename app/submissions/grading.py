@@ -3,30 +3,47 @@
 from __future__ import annotations
 
 import logging
+from typing import Protocol
 
 from app.config import Settings
 from app.db import Database
-from app.submissions.dispatch import EmbeddedGrading
+from app.submissions.dispatch import EmbeddedGrading, Notifier
 
 log = logging.getLogger(__name__)
 
 
-async def start_embedded_grading(settings: Settings, database: Database) -> EmbeddedGrading | None:
+class GradingBackend(Protocol):
+    notifier: Notifier
+
+    async def submitted(self, submission_id: int) -> None:
+        """Called once the row is committed: start grading it."""
+
+    async def ready(self) -> bool: ...
+
+    async def workers(self) -> dict[str, int]: ...
+
+    async def stop(self) -> None: ...
+
+
+async def start_grading(settings: Settings, database: Database) -> GradingBackend | None:
     if not settings.grading_enabled:
         log.warning("grading is disabled (GRADING_ENABLED=false): submissions stay queued")
         return None
+    if settings.redis_url:
+        from app.submissions.distributed import DistributedGrading
+
+        distributed = DistributedGrading(database=database, settings=settings)
+        await distributed.start()
+        return distributed
     from grader import Grader, GraderConfig
 
-    grader = Grader(
-        GraderConfig(
-            workers=settings.grader_workers, unsafe_dev_mode=settings.grader_unsafe_dev_mode
-        )
-    )
-    grading = EmbeddedGrading(
-        database=database,
-        grader=grader,
+    config = GraderConfig(
         workers=settings.grader_workers,
-        limit=settings.grader_queue_limit,
+        unsafe_dev_mode=settings.grader_unsafe_dev_mode,
+        hidden_paths=[str(settings.data_dir.resolve())],
     )
-    await grading.start()
-    return grading
+    embedded = EmbeddedGrading(
+        database=database, grader=Grader(config), concurrency=settings.grader_workers + 1
+    )
+    await embedded.start()
+    return embedded

@@ -10,7 +10,7 @@ from app.errors import not_found, too_large, too_many
 from app.lessons.service import get_exercise
 from app.models import Submission
 from app.submissions import service
-from app.submissions.dispatch import EmbeddedGrading
+from app.submissions.grading import GradingBackend
 from app.submissions.schemas import SubmissionIn, SubmissionOut
 from app.submissions.waiting import wait_for_submission
 
@@ -35,7 +35,7 @@ def submission_out(
     )
 
 
-def grading_of(request: Request) -> EmbeddedGrading | None:
+def grading_of(request: Request) -> GradingBackend | None:
     return getattr(request.app.state, "grading", None)
 
 
@@ -56,15 +56,19 @@ async def accept_submission(
     exercise = await get_exercise(session=session, exercise_id=exercise_id)
     if exercise is None:
         raise not_found("Exercise")
-    grading = grading_of(request)
-    if grading is not None and not grading.has_room():
+    recent = await service.submitted_recently(session=session, user_id=user_id, seconds=60)
+    if recent >= settings.submissions_per_minute:
+        raise too_many(
+            f"At most {settings.submissions_per_minute} submissions a minute; wait a little.", 30
+        )
+    if await service.count_queued(session=session) >= settings.grader_queue_limit:
         raise too_many("The grading queue is full; try again in a few seconds.", 5)
     submission = await service.create_submission(
         session=session, user_id=user_id, exercise=exercise, code=code, mode=mode
     )
-    if grading is not None:
-        # Enqueued only once the unit of work has committed the row.
-        background.add_task(grading.queue.put, submission.id)
+    if (grading := grading_of(request)) is not None:
+        # Started only once the unit of work has committed the row.
+        background.add_task(grading.submitted, submission.id)
     return submission
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import timedelta
 from typing import Any, Literal
 
-from sqlalchemy import func, select, update
+from sqlalchemy import ColumnElement, func, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession
 
@@ -149,3 +149,90 @@ async def unfinished_ids(*, session: AsyncSession) -> list[int]:
 
 async def count_queued(*, session: AsyncSession) -> int:
     return int(await session.scalar(select(func.count()).where(Submission.status == "queued")) or 0)
+
+
+async def fail(*, session: AsyncSession, submission_id: int, detail: str) -> bool:
+    """End an unfinished submission as a platform error (never counted against the student)."""
+    ended = await session.execute(
+        update(Submission)
+        .where(Submission.id == submission_id, Submission.status.in_(("queued", "running")))
+        .values(
+            status="error", verdict=None, detail=detail, finished_at=utcnow(), lease_expires_at=None
+        )
+    )
+    return getattr(ended, "rowcount", 0) == 1
+
+
+async def recorded_devices(*, session: AsyncSession, submission_id: int) -> set[str]:
+    rows = await session.scalars(
+        select(SubmissionRun.device).where(SubmissionRun.submission_id == submission_id)
+    )
+    return set(rows.all())
+
+
+async def submitted_recently(*, session: AsyncSession, user_id: int, seconds: int) -> int:
+    since = utcnow() - timedelta(seconds=seconds)
+    return int(
+        await session.scalar(
+            select(func.count()).where(
+                Submission.user_id == user_id, Submission.created_at >= since
+            )
+        )
+        or 0
+    )
+
+
+async def mark_started(*, session: AsyncSession, submission_id: int, lease_s: float) -> bool:
+    now = utcnow()
+    started = await session.execute(
+        update(Submission)
+        .where(Submission.id == submission_id, Submission.status.in_(("queued", "running")))
+        .values(
+            status="running",
+            started_at=func.coalesce(Submission.started_at, now),
+            lease_expires_at=now + timedelta(seconds=lease_s),
+        )
+    )
+    return getattr(started, "rowcount", 0) == 1
+
+
+async def expired(*, session: AsyncSession, limit: int = 100) -> list[int]:
+    """Unfinished submissions whose lease ran out (or that never got one)."""
+    now = utcnow()
+    rows = await session.scalars(
+        select(Submission.id)
+        .where(
+            Submission.status.in_(("queued", "running")),
+            (Submission.lease_expires_at < now)
+            | (
+                Submission.lease_expires_at.is_(None)
+                & (Submission.created_at < now - timedelta(seconds=5))
+            ),
+        )
+        .order_by(Submission.id)
+        .limit(limit)
+    )
+    return list(rows.all())
+
+
+async def take_for_delivery(
+    *, session: AsyncSession, submission_id: int, lease_s: float, only_if_expired: bool
+) -> Submission | None:
+    """Count one more delivery and lease the row; with only_if_expired, a row someone else
+    re-leased meanwhile is left alone (several web processes may reap at once)."""
+    now = utcnow()
+    condition: ColumnElement[bool] = Submission.status.in_(("queued", "running"))
+    if only_if_expired:
+        condition &= (Submission.lease_expires_at < now) | Submission.lease_expires_at.is_(None)
+    taken = await session.execute(
+        update(Submission)
+        .where(Submission.id == submission_id, condition)
+        .values(
+            status="queued",
+            attempts=Submission.attempts + 1,
+            lease_expires_at=now + timedelta(seconds=lease_s),
+        )
+    )
+    if getattr(taken, "rowcount", 0) != 1:
+        return None
+    return await session.get(Submission, submission_id, populate_existing=True)

@@ -1,0 +1,243 @@
+"""Distributed grading: jobs go to grader workers through Dramatiq on Redis, one queue per
+device kind; workers answer with events on a Redis stream that every web process consumes
+(a consumer group shares them out). The submission row stays the source of truth: a lease
+that runs out puts the job back on the queue, and recording a run is idempotent."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import time
+import uuid
+from typing import Any
+
+import redis.asyncio as aioredis
+from dramatiq import Message
+from dramatiq.brokers.redis import RedisBroker
+from redis.exceptions import RedisError, ResponseError
+
+from app.config import Settings
+from app.db import Database
+from app.models import Exercise
+from app.submissions import service
+from app.submissions.dispatch import Notifier
+from app.submissions.jobs import job_for
+from app.submissions.metrics import observe_finish
+from grader.queueing import (
+    RunEvent,
+    RunRequest,
+    actor_for,
+    queue_for,
+    results_stream,
+    workers_key,
+)
+
+log = logging.getLogger(__name__)
+GROUP = "recorders"
+NOT_HERE = "not graded on {device} here: no worker for it is running"
+NO_CPU_WORKER = "No grader worker for cpu is running, so this submission could not be graded."
+
+
+def not_graded_run(device: str) -> dict[str, Any]:
+    return {
+        "device": device,
+        "verdict": "not_graded",
+        "stdout": "",
+        "stderr": "",
+        "exit_code": None,
+        "duration_ms": 0,
+        "diff": "",
+        "hint": None,
+        "detail": NOT_HERE.format(device=device),
+    }
+
+
+class DistributedGrading:
+    def __init__(self, *, database: Database, settings: Settings) -> None:
+        self.database = database
+        self.settings = settings
+        self.namespace = settings.grading_namespace
+        self.redis = aioredis.Redis.from_url(settings.redis_url)
+        self.broker = RedisBroker(url=settings.redis_url, namespace=self.namespace, middleware=[])
+        self.notifier = Notifier()
+        self.consumer = f"web-{uuid.uuid4().hex[:8]}"
+        self._tasks: list[asyncio.Task[None]] = []
+
+    async def start(self) -> None:
+        self._tasks = [
+            asyncio.create_task(self._consume_events()),
+            asyncio.create_task(self._reap()),
+        ]
+
+    async def stop(self) -> None:
+        for task in self._tasks:
+            task.cancel()
+        await asyncio.gather(*self._tasks, return_exceptions=True)
+        await self.redis.aclose()
+        self.broker.close()
+
+    async def submitted(self, submission_id: int) -> None:
+        await self._deliver(submission_id, only_if_expired=False)
+
+    async def ready(self) -> bool:
+        try:
+            return bool(await self.redis.ping())
+        except RedisError:
+            return False
+
+    async def workers(self) -> dict[str, int]:
+        """Live workers per device, from their presence announcements."""
+        counts: dict[str, int] = {}
+        now = time.time()
+        try:
+            async for key in self.redis.scan_iter(match=workers_key(self.namespace, "*")):
+                device = key.decode().rsplit(":", 1)[-1]
+                counts[device] = int(await self.redis.zcount(key, now, "+inf"))
+        except RedisError:
+            return {}
+        return counts
+
+    # --- sending jobs ---------------------------------------------------------------------
+
+    async def _deliver(self, submission_id: int, *, only_if_expired: bool) -> None:
+        live = await self.workers()
+        async with self.database.sessionmaker() as session, session.begin():
+            submission = await service.take_for_delivery(
+                session=session,
+                submission_id=submission_id,
+                lease_s=self.settings.queued_lease_s,
+                only_if_expired=only_if_expired,
+            )
+            if submission is None:
+                return
+            if submission.attempts > self.settings.max_deliveries:
+                await service.fail(
+                    session=session,
+                    submission_id=submission_id,
+                    detail=f"Grading did not finish after {self.settings.max_deliveries} tries.",
+                )
+                finished = True
+            elif only_if_expired and live.get("cpu", 0) == 0 and "cpu" in submission.devices:
+                finished = await service.fail(
+                    session=session, submission_id=submission_id, detail=NO_CPU_WORKER
+                )
+            else:
+                finished = False
+            if finished:
+                send: list[str] = []
+            else:
+                done = await service.recorded_devices(session=session, submission_id=submission_id)
+                missing = [d for d in submission.devices if d not in done]
+                absent = [d for d in missing if d != "cpu" and live.get(d, 0) == 0]
+                if absent:
+                    await service.record_runs(
+                        session=session,
+                        submission_id=submission_id,
+                        runs=[not_graded_run(d) for d in absent],
+                    )
+                send = [d for d in missing if d not in absent]
+                if send and live.get("cpu", 0) == 0 and "cpu" in send:
+                    submission.detail = (
+                        "Waiting for a grader worker for cpu; none is running right now."
+                    )
+                exercise = await session.get_one(Exercise, submission.exercise_id)
+                job = job_for(submission, exercise)
+                delivery = submission.attempts
+            status = submission.status
+        if status in ("done", "error") or finished:
+            self.notifier.finished(submission_id)
+        for device in send:
+            request = RunRequest(job=job, device=device, delivery=delivery)
+            message: Message[Any] = Message(
+                queue_name=queue_for(device),
+                actor_name=actor_for(device),
+                args=(request.model_dump(mode="json"),),
+                kwargs={},
+                options={},
+            )
+            try:
+                await asyncio.to_thread(self.broker.enqueue, message)
+            except Exception as exc:  # Redis away: the lease runs out and the reaper re-sends
+                log.warning("could not queue submission %s for %s: %s", submission_id, device, exc)
+
+    async def _reap(self) -> None:
+        while True:
+            await asyncio.sleep(self.settings.reap_every_s)
+            try:
+                async with self.database.sessionmaker() as session:
+                    ids = await service.expired(session=session)
+                for submission_id in ids:
+                    await self._deliver(submission_id, only_if_expired=True)
+            except Exception:
+                log.exception("reaping expired submissions failed; trying again")
+
+    # --- receiving events -----------------------------------------------------------------
+
+    async def _ensure_group(self) -> None:
+        with contextlib.suppress(ResponseError):  # BUSYGROUP: it exists already
+            await self.redis.xgroup_create(
+                results_stream(self.namespace), GROUP, id="0", mkstream=True
+            )
+
+    async def _consume_events(self) -> None:
+        stream = results_stream(self.namespace)
+        backoff = 0.2
+        while True:
+            try:
+                await self._ensure_group()
+                await self._claim_abandoned(stream)
+                while True:
+                    answer: Any = await self.redis.xreadgroup(
+                        GROUP, self.consumer, {stream: ">"}, count=100, block=1000
+                    )
+                    for _name, entries in answer or []:
+                        for entry_id, fields in entries:
+                            await self._handle(fields)
+                            await self.redis.xack(stream, GROUP, entry_id)
+                    backoff = 0.2
+            except asyncio.CancelledError:
+                raise
+            except (RedisError, OSError) as exc:
+                # Redis restarted or unreachable; its stream and group may be gone too.
+                log.warning("results stream unavailable (%s); retrying", exc)
+                await asyncio.sleep(backoff)
+                backoff = min(backoff * 2, 5.0)
+            except Exception:
+                log.exception("recording a grading event failed")
+                await asyncio.sleep(backoff)
+
+    async def _claim_abandoned(self, stream: str) -> None:
+        """Take over events a crashed web process read but never acknowledged."""
+        answer: Any = await self.redis.xautoclaim(stream, GROUP, self.consumer, 30_000, count=100)
+        for entry_id, fields in answer[1]:
+            if fields:
+                await self._handle(fields)
+            await self.redis.xack(stream, GROUP, entry_id)
+
+    async def _handle(self, fields: dict[bytes, bytes]) -> None:
+        event = RunEvent.model_validate_json(fields[b"event"])
+        try:
+            submission_id = int(event.job_id)
+        except ValueError:
+            return
+        async with self.database.sessionmaker() as session, session.begin():
+            if event.event in ("started", "alive"):
+                await service.mark_started(
+                    session=session,
+                    submission_id=submission_id,
+                    lease_s=self.settings.running_lease_s,
+                )
+                return
+            assert event.run is not None
+            outcome = await service.record_runs(
+                session=session,
+                submission_id=submission_id,
+                runs=[event.run.model_dump()],
+            )
+        if outcome == "retry":
+            await self._deliver(submission_id, only_if_expired=False)
+            return
+        if outcome == "recorded":
+            await observe_finish(self.database, submission_id)
+        self.notifier.finished(submission_id)
