@@ -21,27 +21,29 @@ class BodySizeLimit:
                 await self._reject(send)
                 return
         received = 0
-        response_started = False
+        rejected = False
 
         async def limited_receive() -> Message:
-            nonlocal received
+            # A chunked body has no Content-Length: count as it streams in. Past the limit,
+            # answer 413 ourselves and tell the app the client has gone, so whatever it
+            # does next (FastAPI would answer 400) is never sent.
+            nonlocal received, rejected
+            if rejected:
+                return {"type": "http.disconnect"}
             message = await receive()
             if message["type"] == "http.request":
                 received += len(message.get("body", b""))
                 if received > self.max_bytes:
-                    raise _TooLarge
+                    rejected = True
+                    await self._reject(send)
+                    return {"type": "http.disconnect"}
             return message
 
-        async def tracking_send(message: Message) -> None:
-            nonlocal response_started
-            response_started = response_started or message["type"] == "http.response.start"
-            await send(message)
+        async def guarded_send(message: Message) -> None:
+            if not rejected:
+                await send(message)
 
-        try:
-            await self.app(scope, limited_receive, tracking_send)
-        except _TooLarge:
-            if not response_started:
-                await self._reject(send)
+        await self.app(scope, limited_receive, guarded_send)
 
     async def _reject(self, send: Send) -> None:
         body = json.dumps(
@@ -58,7 +60,3 @@ class BodySizeLimit:
             }
         )
         await send({"type": "http.response.body", "body": body})
-
-
-class _TooLarge(Exception):
-    pass

@@ -4,8 +4,16 @@ from __future__ import annotations
 
 import re
 import uuid
+from functools import cache
 
 import httpx
+import pytest
+from argon2 import PasswordHasher
+
+from app.auth import security, service
+from app.auth.security import hash_password
+from app.db import Database
+from app.models import User
 
 
 def unique_name(prefix: str = "user") -> str:
@@ -47,3 +55,44 @@ async def browser_signup(client: httpx.AsyncClient, username: str | None = None)
     )
     assert response.status_code == 303, response.text
     return username
+
+
+def meta_csrf(html: str) -> str:
+    """The CSRF token scripts read from the page's <meta name="csrf-token">."""
+    match = re.search(r'<meta name="csrf-token" content="([^"]+)"', html)
+    assert match, "no csrf-token meta tag in the page"
+    return match.group(1)
+
+
+async def refuse_server_errors(response: httpx.Response) -> None:
+    """An httpx response hook: no request in the suite may make the server answer 5xx."""
+    assert response.status_code < 500, (
+        f"{response.request.method} {response.request.url} answered {response.status_code}"
+    )
+
+
+PASSWORD = "correct horse"
+
+
+@cache
+def _password_hash() -> str:
+    return hash_password(PASSWORD)
+
+
+async def make_student(db: Database) -> tuple[dict[str, str], int]:
+    """A student made straight in the database (argon2 runs once per test run, not per
+    user): (bearer headers, user id). The password is PASSWORD."""
+    async with db.sessionmaker() as session, session.begin():
+        user = User(username=unique_name(), password_hash=_password_hash(), role="student")
+        session.add(user)
+        await session.flush()
+        token = await service.issue_token(session=session, user=user)
+        return bearer(token), user.id
+
+
+def cheap_password_hashing(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Argon2 with the smallest cost, so that tests can sign up and log in freely (the real
+    parameters take ~0.2 s a hash). Hashes made either way verify either way."""
+    cheap = PasswordHasher(time_cost=1, memory_cost=8, parallelism=1)
+    monkeypatch.setattr(security, "_hasher", cheap)
+    monkeypatch.setattr(security, "_DUMMY_HASH", cheap.hash("not-a-real-password"))

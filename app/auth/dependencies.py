@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import secrets
+from dataclasses import dataclass
+from datetime import datetime
 from typing import Annotated
 
 from fastapi import Depends, HTTPException, Request, status
@@ -54,9 +56,23 @@ async def require_csrf(request: Request) -> None:
         )
 
 
+@dataclass(frozen=True)
+class PageUser:
+    """What templates show of the caller: plain values, not the ORM row, so that an error
+    page rendered after the request's unit of work rolled back (which expires every row
+    of the session) can still show who is logged in."""
+
+    id: int
+    username: str
+    role: str
+    created_at: datetime
+
+
 async def optional_user(request: Request, session: SessionDep) -> User | None:
     user = await _resolve_user(request, session)
-    request.state.user = user
+    request.state.user = (
+        PageUser(user.id, user.username, user.role, user.created_at) if user else None
+    )
     return user
 
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import hashlib
-import random
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
@@ -105,6 +104,9 @@ class _Reader:
     def __init__(self, root: Path) -> None:
         self.root = root
         self.problems: list[Problem] = []
+        # Each lesson folder's prerequisites, kept even when another of its files is broken,
+        # so that they are checked too.
+        self.prerequisites: dict[str, list[str]] = {}
 
     def rel(self, path: Path) -> str:
         try:
@@ -171,12 +173,11 @@ def build_question(question: QuestionFile) -> QuestionData:
             for p in question.pairs
         ]
         pairs = {lhs["id"]: rhs["id"] for lhs, rhs in zip(left, right, strict=True)}
-        shuffled = list(right)
-        # Seeded so the page is stable between visits, yet never in the authored order.
-        rng = random.Random(question.id)
-        while len(shuffled) > 1 and shuffled == right:
-            rng.shuffle(shuffled)
-        public = {"left": left, "right": shuffled}
+        # Ordered by id: stable between visits, and a function of the right items alone, so
+        # the order says nothing about the pairs. (A shuffle of the authored order seeded with
+        # the public question id could be undone by anyone who reads this code.) Pairs that
+        # happen to be written in this order are refused by `written_in_shown_order`.
+        public = {"left": left, "right": sorted(right, key=lambda item: item["id"])}
         key = {"pairs": pairs}
     return QuestionData(
         id=question.id,
@@ -186,6 +187,15 @@ def build_question(question: QuestionFile) -> QuestionData:
         key=key,
         explanation_html=markdown.render_inline(question.explanation),
     )
+
+
+def written_in_shown_order(question: QuestionData) -> bool:
+    """A matching question whose right side would be shown in the authored order (so each
+    row's answer would be the item beside it)."""
+    if question.kind != "matching":
+        return False
+    shown = [item["id"] for item in question.public["right"]]
+    return shown == [question.key["pairs"][item["id"]] for item in question.public["left"]]
 
 
 def _read_exercise(reader: _Reader, folder: Path) -> ExerciseData | None:
@@ -230,12 +240,23 @@ def _read_lesson(reader: _Reader, folder: Path, track_slug: str) -> LessonData |
     )
     exercise_dirs = sorted(p for p in (folder / "exercises").glob("*") if p.is_dir())
     exercises = [_read_exercise(reader, p) for p in exercise_dirs]
+    if spec is not None:
+        reader.prerequisites[folder.name] = list(spec.prerequisites)
     if spec is None or body is None or questions is None or None in exercises:
         return None
     if spec.slug != folder.name:
         reader.problem(
             folder / "lesson.yaml", "slug", f"must equal the folder name {folder.name!r}"
         )
+    built = [build_question(q) for q in questions.questions]
+    for index, question in enumerate(built):
+        if written_in_shown_order(question):
+            reader.problem(
+                questions_path,
+                f"questions.{index}.pairs",
+                "the right items would be shown in the order written, which gives the answers "
+                "away; write the pairs in another order",
+            )
     translations: dict[str, Any] = {}
     for language in TRANSLATED_LANGUAGES:
         translated = folder / f"body.{language}.md"
@@ -258,22 +279,24 @@ def _read_lesson(reader: _Reader, folder: Path, track_slug: str) -> LessonData |
         prerequisites=list(spec.prerequisites),
         body_html=body_html,
         translations=translations,
-        questions=[build_question(q) for q in questions.questions],
+        questions=built,
         exercises=[e for e in exercises if e is not None],
     )
 
 
-def _check_references(reader: _Reader, catalog: Catalog) -> None:
+def _check_references(reader: _Reader, catalog: Catalog, known: set[str]) -> None:
+    """`known`: the lessons listed in a track that have a folder, broken or not (a broken
+    lesson has its own problems; those that require it need not report another)."""
     lessons_dir = reader.root / "lessons"
-    known = {lesson.slug for lesson in catalog.lessons}
     seen_ids: dict[str, str] = {}
-    for lesson in catalog.lessons:
-        lesson_file = lessons_dir / lesson.slug / "lesson.yaml"
-        for prerequisite in lesson.prerequisites:
+    for slug, prerequisites in reader.prerequisites.items():
+        lesson_file = lessons_dir / slug / "lesson.yaml"
+        for prerequisite in prerequisites:
             if prerequisite not in known:
                 reader.problem(lesson_file, "prerequisites", f"unknown lesson {prerequisite!r}")
-            elif prerequisite == lesson.slug:
+            elif prerequisite == slug:
                 reader.problem(lesson_file, "prerequisites", "a lesson cannot require itself")
+    for lesson in catalog.lessons:
         items = [(q.id, "questions.yaml") for q in lesson.questions] + [
             (e.id, f"exercises/{e.id}/exercise.yaml") for e in lesson.exercises
         ]
@@ -319,7 +342,7 @@ def load_catalog(root: Path) -> Catalog:
             if folder.name not in listed:
                 reader.problem(folder, "", "lesson is in no track of tracks.yaml")
     catalog = Catalog(tracks)
-    _check_references(reader, catalog)
+    _check_references(reader, catalog, {s for s in listed if (lessons_dir / s).is_dir()})
     if reader.problems:
         raise ContentError(reader.problems)
     return catalog

@@ -12,7 +12,7 @@ from app.models import Exercise, Lesson, Question, QuestionAttempt, Submission
 
 
 async def _per_lesson(session: AsyncSession, query: Select[str, int]) -> Counter[str]:
-    return Counter({slug: count for slug, count in (await session.execute(query)).tuples()})
+    return Counter({slug: count for slug, count in (await session.execute(query)).all()})
 
 
 async def lesson_progress(*, session: AsyncSession, user_id: int) -> list[LessonProgress]:

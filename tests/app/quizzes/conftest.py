@@ -1,0 +1,81 @@
+import httpx
+import pytest
+
+from app.content.loader import build_question
+from app.content.schema import Blank, FillIn, MultipleChoice, QuestionFile
+from app.db import Database
+from app.models import Question
+from tests.helpers import cheap_password_hashing, refuse_server_errors
+
+
+@pytest.fixture(autouse=True)
+def _cheap_password_hashing(
+    request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    if "real_password_hashing" not in request.fixturenames:
+        cheap_password_hashing(monkeypatch)
+
+
+@pytest.fixture
+def client(client: httpx.AsyncClient) -> httpx.AsyncClient:
+    """The shared client, failing the test on any 5xx answer."""
+    client.event_hooks["response"].append(refuse_server_errors)
+    return client
+
+
+async def _add_question(db: Database, spec: QuestionFile, lesson_slug: str) -> str:
+    """Put a question written for the test into a built-in lesson (rolled back afterwards),
+    built by the same code that loads content files."""
+    data = build_question(spec)
+    async with db.sessionmaker() as session, session.begin():
+        session.add(
+            Question(
+                id=data.id,
+                lesson_slug=lesson_slug,
+                position=100,
+                kind=data.kind,
+                prompt_html=data.prompt_html,
+                public=data.public,
+                key=data.key,
+                explanation_html=data.explanation_html,
+                retired=False,
+            )
+        )
+    return data.id
+
+
+@pytest.fixture
+async def several_correct(db: Database) -> str:
+    """A multiple-choice question with several correct options (options 0 and 2 of 4)."""
+    spec = MultipleChoice(
+        id="test-several-correct",
+        kind="multiple_choice",
+        prompt="Which of these make a tensor on the GPU?",
+        options=[
+            'torch.ones(3, device="cuda")',
+            "torch.ones(3)",
+            'torch.ones(3).to("cuda")',
+            "torch.ones(3).numpy()",
+        ],
+        correct=[0, 2],
+        multiple=True,
+        explanation="Both create the tensor on the GPU; the others stay on the CPU.",
+    )
+    return await _add_question(db, spec, "tensor-basics")
+
+
+@pytest.fixture
+async def case_insensitive_regex(db: Database) -> str:
+    """A fill-in question with a case-insensitive blank and a case-insensitive regex blank."""
+    spec = FillIn(
+        id="test-fill-in-options",
+        kind="fill_in",
+        prompt="Name the device and its index.",
+        template='torch.device("____") is ____',
+        blanks=[
+            Blank(accepted=["CUDA", "gpu"], case_sensitive=False),
+            Blank(accepted=[r"cuda:\d"], regex=True, case_sensitive=False, answer="cuda:0"),
+        ],
+        explanation="A device has a type and, for GPUs, an index.",
+    )
+    return await _add_question(db, spec, "tensor-basics")
