@@ -17,7 +17,7 @@ from tests.helpers import make_student
 MC = "gpu-support-same-device"  # one correct option: 3 of 4
 FILL = "gpu-support-move-to"  # one blank: "to", case-sensitive
 FILL_TWO = "tensor-basics-count-up"  # two blanks: "arange", "3"
-FILL_REGEX = "tensors-on-the-gpu-footprint-bytes"  # regex blanks, shown as 196608 / 786432
+FILL_REGEX = "tensors-on-the-gpu-footprint-bytes"  # regex blanks, shown as 98304 / 393216
 MATCH = "gpu-support-match-terms"
 MATCH_LESSON = "gpu-support"
 RESULT_KEYS = {"correct", "explanation_html", "correct_answer"}
@@ -207,13 +207,13 @@ async def test_fill_in_two_blanks(client, db):
 @pytest.mark.parametrize(
     ("given", "correct"),
     [
-        (["196608", "4", "786432"], True),
-        (["196,608", "4", "786,432"], True),
-        (["196 608", " 4 ", "786_432"], True),
-        (["196608", "4", "786432 bytes"], False),  # regex blanks match the whole answer
-        (["1196608", "4", "786432"], False),
-        (["196.608", "4", "786.432"], False),
-        (["196608", "8", "786432"], False),
+        (["98304", "4", "393216"], True),
+        (["98,304", "4", "393,216"], True),
+        (["98 304", " 4 ", "393_216"], True),
+        (["98304", "4", "393216 bytes"], False),  # regex blanks match the whole answer
+        (["198304", "4", "393216"], False),
+        (["98.304", "4", "393.216"], False),
+        (["98304", "8", "393216"], False),
     ],
 )
 async def test_fill_in_regex_blanks(client, db, given, correct):
@@ -222,7 +222,7 @@ async def test_fill_in_regex_blanks(client, db, given, correct):
     assert response.status_code == 200
     assert response.json()["correct"] is correct
     # A regex blank shows its `answer`, never the pattern.
-    assert response.json()["correct_answer"] == ["196608", "4", "786432"]
+    assert response.json()["correct_answer"] == ["98304", "4", "393216"]
 
 
 @pytest.mark.parametrize(
