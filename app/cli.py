@@ -85,7 +85,7 @@ def _create_user(settings: Settings, args: argparse.Namespace) -> int:
     async def create() -> int:
         database = Database.from_url(settings.effective_database_url)
         try:
-            async with database.sessionmaker() as session, session.begin():
+            async with database.writer() as session, session.begin():
                 existing = await service.get_user_by_username(
                     session=session, username=credentials.username
                 )

@@ -35,6 +35,8 @@ class Settings(BaseSettings):
     queued_lease_s: float = Field(default=120.0, gt=0)  # re-sent if no worker started it
     running_lease_s: float = Field(default=10.0, gt=0)  # re-sent if its worker went silent
     reap_every_s: float = Field(default=2.0, gt=0)
+    no_worker_grace_s: float = Field(default=60.0, ge=0)  # no cpu worker this long: give up
+    claim_idle_ms: int = Field(default=30_000, ge=100)  # events a dead web process left unacked
     max_deliveries: int = Field(default=3, ge=1)
     submissions_per_minute: int = Field(default=20, ge=1)
     grader_workers: int = Field(default=2, ge=1)

@@ -17,15 +17,15 @@ from sqlalchemy.ext.asyncio import (
 )
 
 
-def make_engine(url: str, **kwargs: Any) -> AsyncEngine:
+def make_engine(url: str, *, immediate: bool = False, **kwargs: Any) -> AsyncEngine:
     if url.startswith("sqlite"):
         engine = create_async_engine(url, connect_args={"timeout": 30}, **kwargs)
-        _sqlite_pragmas(engine)
+        _sqlite_pragmas(engine, "BEGIN IMMEDIATE" if immediate else "BEGIN")
         return engine
     return create_async_engine(url, pool_pre_ping=True, **kwargs)
 
 
-def _sqlite_pragmas(engine: AsyncEngine) -> None:
+def _sqlite_pragmas(engine: AsyncEngine, begin: str) -> None:
     # pysqlite opens transactions lazily and breaks SAVEPOINTs; take over BEGIN ourselves,
     # and use WAL so the grading pool can write while pages read.
     @event.listens_for(engine.sync_engine, "connect")
@@ -39,33 +39,41 @@ def _sqlite_pragmas(engine: AsyncEngine) -> None:
 
     @event.listens_for(engine.sync_engine, "begin")
     def _on_begin(conn: Any) -> None:
-        conn.exec_driver_sql("BEGIN")
+        conn.exec_driver_sql(begin)
 
 
 @dataclass
 class Database:
+    """`sessionmaker` for reading; `writer` for units of work that write. They differ on
+    SQLite only: a transaction that reads first and writes later fails there if another
+    writer committed in between, so writers take the write lock up front (BEGIN IMMEDIATE)."""
+
     engine: AsyncEngine
     sessionmaker: async_sessionmaker[AsyncSession]
+    writer: async_sessionmaker[AsyncSession]
 
     @classmethod
     def from_url(cls, url: str) -> Database:
         engine = make_engine(url)
-        return cls(engine, async_sessionmaker(engine, expire_on_commit=False))
+        reader = async_sessionmaker(engine, expire_on_commit=False)
+        if not url.startswith("sqlite"):
+            return cls(engine, reader, reader)
+        writer = async_sessionmaker(make_engine(url, immediate=True), expire_on_commit=False)
+        return cls(engine, reader, writer)
 
     @classmethod
     def bound_to(cls, connection: AsyncConnection) -> Database:
         """Sessions that share one outer transaction (tests roll it back at the end)."""
-        return cls(
-            connection.engine,
-            async_sessionmaker(
-                bind=connection,
-                expire_on_commit=False,
-                join_transaction_mode="create_savepoint",
-            ),
+        sessionmaker = async_sessionmaker(
+            bind=connection, expire_on_commit=False, join_transaction_mode="create_savepoint"
         )
+        return cls(connection.engine, sessionmaker, sessionmaker)
 
     async def dispose(self) -> None:
         await self.engine.dispose()
+        writer_engine = self.writer.kw.get("bind")
+        if writer_engine is not None and writer_engine is not self.engine:
+            await writer_engine.dispose()
 
 
 def get_database(request: Request) -> Database:
@@ -74,10 +82,11 @@ def get_database(request: Request) -> Database:
 
 
 async def get_session(
-    database: Annotated[Database, Depends(get_database)],
+    request: Request, database: Annotated[Database, Depends(get_database)]
 ) -> AsyncIterator[AsyncSession]:
     """One unit of work per request: committed if the endpoint returns, else rolled back."""
-    async with database.sessionmaker() as session:
+    reads_only = request.method in ("GET", "HEAD", "OPTIONS")
+    async with (database.sessionmaker if reads_only else database.writer)() as session:
         try:
             yield session
         except BaseException:

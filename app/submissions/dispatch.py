@@ -105,7 +105,7 @@ class EmbeddedGrading:
         # Each pass claims the row again, so a platform fault is retried at most
         # service.MAX_ATTEMPTS times in all, and a row finished elsewhere is left alone.
         while True:
-            async with self.database.sessionmaker() as session, session.begin():
+            async with self.database.writer() as session, session.begin():
                 submission = await service.claim(
                     session=session, submission_id=submission_id, lease_s=self.lease_s
                 )
@@ -114,7 +114,7 @@ class EmbeddedGrading:
                 exercise = await session.get_one(Exercise, submission.exercise_id)
                 job = job_for(submission, exercise)
             result = await asyncio.to_thread(self.grader.grade, job)
-            async with self.database.sessionmaker() as session, session.begin():
+            async with self.database.writer() as session, session.begin():
                 outcome = await service.record_runs(
                     session=session,
                     submission_id=submission_id,

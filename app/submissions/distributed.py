@@ -63,6 +63,9 @@ class DistributedGrading:
         self.notifier = Notifier()
         self.consumer = f"web-{uuid.uuid4().hex[:8]}"
         self._tasks: list[asyncio.Task[None]] = []
+        # When a worker for each device was last seen; a fresh process gives them a grace.
+        self._started_at = time.monotonic()
+        self._last_seen: dict[str, float] = {}
 
     async def start(self) -> None:
         self._tasks = [
@@ -96,13 +99,20 @@ class DistributedGrading:
                 counts[device] = int(await self.redis.zcount(key, now, "+inf"))
         except RedisError:
             return {}
+        for device, count in counts.items():
+            if count:
+                self._last_seen[device] = time.monotonic()
         return counts
+
+    def _missing_for_long(self, device: str) -> bool:
+        seen = self._last_seen.get(device, self._started_at)
+        return time.monotonic() - seen > self.settings.no_worker_grace_s
 
     # --- sending jobs ---------------------------------------------------------------------
 
     async def _deliver(self, submission_id: int, *, only_if_expired: bool) -> None:
         live = await self.workers()
-        async with self.database.sessionmaker() as session, session.begin():
+        async with self.database.writer() as session, session.begin():
             submission = await service.take_for_delivery(
                 session=session,
                 submission_id=submission_id,
@@ -118,7 +128,12 @@ class DistributedGrading:
                     detail=f"Grading did not finish after {self.settings.max_deliveries} tries.",
                 )
                 finished = True
-            elif only_if_expired and live.get("cpu", 0) == 0 and "cpu" in submission.devices:
+            elif (
+                only_if_expired
+                and "cpu" in submission.devices
+                and live.get("cpu", 0) == 0
+                and self._missing_for_long("cpu")
+            ):
                 finished = await service.fail(
                     session=session, submission_id=submission_id, detail=NO_CPU_WORKER
                 )
@@ -186,15 +201,17 @@ class DistributedGrading:
         while True:
             try:
                 await self._ensure_group()
-                await self._claim_abandoned(stream)
+                last_claim = 0.0
                 while True:
+                    if time.monotonic() - last_claim > self.settings.claim_idle_ms / 2000:
+                        await self._claim_abandoned(stream)
+                        last_claim = time.monotonic()
                     answer: Any = await self.redis.xreadgroup(
                         GROUP, self.consumer, {stream: ">"}, count=100, block=1000
                     )
                     for _name, entries in answer or []:
                         for entry_id, fields in entries:
-                            await self._handle(fields)
-                            await self.redis.xack(stream, GROUP, entry_id)
+                            await self._handle_and_ack(stream, entry_id, fields)
                     backoff = 0.2
             except asyncio.CancelledError:
                 raise
@@ -203,17 +220,26 @@ class DistributedGrading:
                 log.warning("results stream unavailable (%s); retrying", exc)
                 await asyncio.sleep(backoff)
                 backoff = min(backoff * 2, 5.0)
-            except Exception:
-                log.exception("recording a grading event failed")
-                await asyncio.sleep(backoff)
 
     async def _claim_abandoned(self, stream: str) -> None:
         """Take over events a crashed web process read but never acknowledged."""
-        answer: Any = await self.redis.xautoclaim(stream, GROUP, self.consumer, 30_000, count=100)
+        answer: Any = await self.redis.xautoclaim(
+            stream, GROUP, self.consumer, self.settings.claim_idle_ms, count=100
+        )
         for entry_id, fields in answer[1]:
+            await self._handle_and_ack(stream, entry_id, fields)
+
+    async def _handle_and_ack(
+        self, stream: str, entry_id: bytes, fields: dict[bytes, bytes]
+    ) -> None:
+        try:
             if fields:
                 await self._handle(fields)
-            await self.redis.xack(stream, GROUP, entry_id)
+        except Exception:
+            # Dropped rather than retried forever: the submission's lease runs out and the
+            # reaper sends the job again, so nothing is lost.
+            log.exception("recording grading event %s failed; dropping it", entry_id)
+        await self.redis.xack(stream, GROUP, entry_id)
 
     async def _handle(self, fields: dict[bytes, bytes]) -> None:
         event = RunEvent.model_validate_json(fields[b"event"])
@@ -221,7 +247,7 @@ class DistributedGrading:
             submission_id = int(event.job_id)
         except ValueError:
             return
-        async with self.database.sessionmaker() as session, session.begin():
+        async with self.database.writer() as session, session.begin():
             if event.event in ("started", "alive"):
                 await service.mark_started(
                     session=session,

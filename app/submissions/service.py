@@ -94,6 +94,9 @@ async def record_runs(
         return "duplicate"
     if any(run["verdict"] == "error" for run in runs) and submission.attempts < MAX_ATTEMPTS:
         submission.detail = next(r.get("detail") for r in runs if r["verdict"] == "error")
+        submission.status = "queued"
+        submission.lease_expires_at = None
+        await session.flush()
         return "retry"
     inserted = False
     for run in runs:

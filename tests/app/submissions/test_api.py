@@ -1,0 +1,160 @@
+"""The submissions API in embedded mode, end to end through the real sandboxed grader."""
+
+from __future__ import annotations
+
+import asyncio
+
+from app.config import REPO_ROOT
+from tests.helpers import bearer, register
+
+EXERCISE = "gpu-support-device-independent"
+FOLDER = REPO_ROOT / "exercises/lessons/gpu-support/exercises" / EXERCISE
+SOLUTION = (FOLDER / "solution.py").read_text()
+HARD_CODED_CUDA = SOLUTION.replace(
+    'cihaz = "cuda" if torch.cuda.is_available() else "cpu"', 'cihaz = "cuda"'
+)
+
+
+async def submit_and_wait(client, headers, code, exercise=EXERCISE):  # type: ignore[no-untyped-def]
+    response = await client.post(
+        f"/api/exercises/{exercise}/submissions", json={"code": code}, headers=headers
+    )
+    assert response.status_code == 202, response.text
+    body = response.json()
+    assert body["status"] == "queued"
+    assert body["verdict"] is None
+    assert body["runs"] == []
+    for _ in range(10):
+        response = await client.get(f"/api/submissions/{body['id']}?wait=30", headers=headers)
+        assert response.status_code == 200
+        if response.json()["status"] in ("done", "error"):
+            return response.json()
+    raise AssertionError("never finished")
+
+
+async def test_the_sample_solution_passes_on_cpu(live):
+    _, token = await register(live)
+    result = await submit_and_wait(live, bearer(token), SOLUTION)
+    assert result["status"] == "done"
+    assert result["verdict"] == "passed"
+    cpu = next(run for run in result["runs"] if run["device"] == "cpu")
+    assert cpu["verdict"] == "passed"
+    assert cpu["stdout"] == "[[3.0, 3.0, 3.0], [3.0, 3.0, 3.0]]\nTrue\n"
+    assert cpu["diff"] == ""
+    assert cpu["exit_code"] == 0
+    assert set(cpu) >= {"device", "verdict", "stdout", "stderr", "exit_code", "duration_ms", "diff"}
+    assert result["finished_at"] is not None
+    progress = (await live.get("/api/me/progress", headers=bearer(token))).json()["lessons"]
+    assert next(p for p in progress if p["slug"] == "gpu-support")["exercises_passed"] == 1
+
+
+async def test_without_a_gpu_cuda_is_reported_not_graded_not_failed(live):
+    _, token = await register(live)
+    result = await submit_and_wait(live, bearer(token), SOLUTION)
+    cuda = next(run for run in result["runs"] if run["device"] == "cuda")
+    assert cuda["verdict"] == "not_graded"
+    assert "not graded on cuda here" in cuda["detail"]
+    assert result["verdict"] == "passed"
+
+
+async def test_wrong_output_has_a_diff(live):
+    _, token = await register(live)
+    result = await submit_and_wait(live, bearer(token), "print([[3.0, 3.0, 3.0]])\nprint(True)\n")
+    assert result["verdict"] == "wrong_output"
+    cpu = result["runs"][0]
+    assert cpu["verdict"] == "wrong_output"
+    assert cpu["diff"].startswith("--- expected")
+    assert "-[[3.0, 3.0, 3.0], [3.0, 3.0, 3.0]]" in cpu["diff"]
+    assert "+[[3.0, 3.0, 3.0]]" in cpu["diff"]
+
+
+async def test_hard_coded_cuda_fails_on_cpu_with_a_hint(live):
+    _, token = await register(live)
+    result = await submit_and_wait(live, bearer(token), HARD_CODED_CUDA)
+    assert result["verdict"] == "runtime_error"
+    cpu = result["runs"][0]
+    assert "torch.cuda.is_available()" in cpu["hint"]
+    assert 'File "main.py"' in cpu["stderr"]
+    progress = (await live.get("/api/me/progress", headers=bearer(token))).json()["lessons"]
+    assert next(p for p in progress if p["slug"] == "gpu-support")["exercises_passed"] == 0
+
+
+async def test_empty_code_is_graded_like_any_other(live):
+    _, token = await register(live)
+    result = await submit_and_wait(live, bearer(token), "")
+    assert result["status"] == "done"
+    assert result["verdict"] == "wrong_output"
+    assert result["runs"][0]["stdout"] == ""
+
+
+async def test_list_is_the_callers_own_newest_first(live):
+    _, token = await register(live)
+    _, other = await register(live)
+    first = await submit_and_wait(live, bearer(token), "print(1)")
+    second = await submit_and_wait(live, bearer(token), SOLUTION)
+    await submit_and_wait(live, bearer(other), SOLUTION)
+    listed = (
+        await live.get(f"/api/exercises/{EXERCISE}/submissions", headers=bearer(token))
+    ).json()
+    assert [s["id"] for s in listed] == [second["id"], first["id"]]
+    # Someone else's submission is not found, not forbidden: ids cannot be probed.
+    response = await live.get(f"/api/submissions/{first['id']}", headers=bearer(other))
+    assert response.status_code == 404
+
+
+async def test_bad_submissions(live):
+    _, token = await register(live)
+    headers = bearer(token)
+    too_big = "#" * (64 * 1024 + 1)
+    response = await live.post(
+        f"/api/exercises/{EXERCISE}/submissions", json={"code": too_big}, headers=headers
+    )
+    assert response.status_code == 413
+    assert "64 KiB" in response.json()["detail"]
+    response = await live.post(
+        "/api/exercises/no-such-exercise/submissions", json={"code": "print(1)"}, headers=headers
+    )
+    assert response.status_code == 404
+    response = await live.post(f"/api/exercises/{EXERCISE}/submissions", json={}, headers=headers)
+    assert response.status_code == 422
+    response = await live.post(
+        f"/api/exercises/{EXERCISE}/submissions", json={"code": 5}, headers=headers
+    )
+    assert response.status_code == 422
+    response = await live.post(f"/api/exercises/{EXERCISE}/submissions", json={"code": "x"})
+    assert response.status_code == 401
+    response = await live.get("/api/submissions/999999", headers=headers)
+    assert response.status_code == 404
+    response = await live.get("/api/submissions/1?wait=31", headers=headers)
+    assert response.status_code == 422
+    response = await live.get("/api/exercises/nope/submissions", headers=headers)
+    assert response.status_code == 404
+
+
+async def test_wait_returns_early_when_it_runs_out(live):
+    _, token = await register(live)
+    slow = "import time\ntime.sleep(3)\nprint(1)"
+    response = await live.post(
+        f"/api/exercises/{EXERCISE}/submissions", json={"code": slow}, headers=bearer(token)
+    )
+    ident = response.json()["id"]
+    started = asyncio.get_running_loop().time()
+    response = await live.get(f"/api/submissions/{ident}?wait=0.5", headers=bearer(token))
+    assert asyncio.get_running_loop().time() - started < 2.5
+    assert response.json()["status"] in ("queued", "running")
+    await submit_and_wait(live, bearer(token), "print(1)")
+
+
+async def test_a_student_is_rate_limited(live):
+    _, token = await register(live)
+    codes = []
+    for _ in range(31):
+        response = await live.post(
+            f"/api/exercises/{EXERCISE}/submissions",
+            json={"code": "print(1)"},
+            headers=bearer(token),
+        )
+        codes.append(response.status_code)
+    assert codes[:30] == [202] * 30
+    assert codes[30] == 429
+    assert int(response.headers["Retry-After"]) > 0

@@ -1,0 +1,232 @@
+"""Distributed grading under faults, with real PostgreSQL, Redis, worker and web processes:
+every submission still gets its verdict, and each is recorded exactly once."""
+
+from __future__ import annotations
+
+import subprocess
+import time
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+import redis as redis_client
+
+from app.config import REPO_ROOT
+from grader.queueing import RunEvent, results_stream
+from tests.processes import PrivateRedis, Web, wait_until, worker
+
+EXERCISE = "gpu-support-device-independent"
+SOLUTION = (
+    REPO_ROOT / "exercises/lessons/gpu-support/exercises" / EXERCISE / "solution.py"
+).read_text()
+SLOW_SOLUTION = "import time\ntime.sleep(1.5)\n" + SOLUTION
+
+
+def psql(sql: str) -> None:
+    subprocess.run(
+        ["psql", "-h", "127.0.0.1", "-U", "postgres", "-qc", sql], check=True, capture_output=True
+    )
+
+
+@pytest.fixture
+def database_url() -> Iterator[str]:
+    name = f"tc_fault_{uuid.uuid4().hex[:10]}"
+    psql(f'CREATE DATABASE "{name}"')
+    yield f"postgresql://postgres@127.0.0.1:5432/{name}"
+    psql(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
+@pytest.fixture
+def redis_server(tmp_path: Path) -> Iterator[PrivateRedis]:
+    server = PrivateRedis(tmp_path).start()
+    yield server
+    server.kill()
+
+
+@pytest.fixture
+def stack(tmp_path: Path, database_url: str, redis_server: PrivateRedis) -> Iterator[dict]:
+    namespace = f"tc-test-{uuid.uuid4().hex[:8]}"
+    env = {
+        "ENVIRONMENT": "test",
+        "SECRET_KEY": "fault-test-secret-key-that-is-long-enough",
+        "DATABASE_URL": database_url,
+        "REDIS_URL": redis_server.url,
+        "GRADING_NAMESPACE": namespace,
+        "QUEUED_LEASE_S": "6",
+        "RUNNING_LEASE_S": "4",
+        "REAP_EVERY_S": "0.5",
+        "CLAIM_IDLE_MS": "2000",
+        "SUBMISSIONS_PER_MINUTE": "1000",
+        "DATA_DIR": str(tmp_path),
+    }
+    services: list = []
+    yield {"env": env, "namespace": namespace, "redis": redis_server, "services": services}
+    for service in services:
+        service.kill()
+
+
+def start_web(tmp_path: Path, stack: dict) -> Web:
+    web = Web(tmp_path, stack["env"]).start()
+    stack["services"].append(web)
+    return web
+
+
+def start_worker(tmp_path: Path, stack: dict, threads: int = 2):  # type: ignore[no-untyped-def]
+    service = worker(tmp_path, stack["redis"].url, stack["namespace"], threads).start()
+    stack["services"].append(service)
+    return service
+
+
+def register(client: httpx.Client) -> dict[str, str]:
+    response = client.post(
+        "/api/auth/register",
+        json={"username": f"s{uuid.uuid4().hex[:10]}", "password": "correct horse"},
+    )
+    assert response.status_code == 201, response.text
+    return {"Authorization": f"Bearer {response.json()['token']}"}
+
+
+def submit(client: httpx.Client, headers: dict[str, str], code: str) -> int:
+    response = client.post(
+        f"/api/exercises/{EXERCISE}/submissions", json={"code": code}, headers=headers
+    )
+    assert response.status_code == 202, response.text
+    return int(response.json()["id"])
+
+
+def finished(client: httpx.Client, headers: dict[str, str], ids: list[int], seconds: float):  # type: ignore[no-untyped-def]
+    """Wait for every submission; returns them all."""
+    deadline = time.monotonic() + seconds
+    results = {}
+    for ident in ids:
+        while True:
+            try:
+                response = client.get(f"/api/submissions/{ident}?wait=5", headers=headers)
+            except httpx.TransportError:
+                response = None
+            if response is not None and response.json()["status"] in ("done", "error"):
+                results[ident] = response.json()
+                break
+            assert time.monotonic() < deadline, f"submission {ident} never finished"
+    return results
+
+
+def assert_graded_once(results: dict, client: httpx.Client, headers: dict[str, str]) -> None:
+    for submission in results.values():
+        assert submission["status"] == "done", submission
+        assert submission["verdict"] == "passed", submission
+        assert sorted(run["device"] for run in submission["runs"]) == ["cpu", "cuda"]
+    listed = client.get(f"/api/exercises/{EXERCISE}/submissions", headers=headers).json()
+    assert sorted(s["id"] for s in listed) == sorted(results)
+    progress = client.get("/api/me/progress", headers=headers).json()["lessons"]
+    [lesson] = [p for p in progress if p["slug"] == "gpu-support"]
+    assert lesson["exercises_passed"] == 1
+
+
+def test_a_worker_killed_mid_run_is_replaced(tmp_path: Path, stack: dict) -> None:
+    web = start_web(tmp_path, stack)
+    first = start_worker(tmp_path, stack)
+    with httpx.Client(base_url=web.url, timeout=30) as client:
+        headers = register(client)
+        wait_until(
+            lambda: client.get("/metrics").text.count('tensorcamp_workers{device="cpu"} 1') == 1,
+            60,
+            "the first worker",
+        )
+        ids = [submit(client, headers, SLOW_SOLUTION) for _ in range(3)]
+        wait_until(
+            lambda: any(
+                client.get(f"/api/submissions/{i}", headers=headers).json()["status"] == "running"
+                for i in ids
+            ),
+            30,
+            "a submission to start running",
+        )
+        first.kill()
+        start_worker(tmp_path, stack)
+        results = finished(client, headers, ids, 90)
+        assert_graded_once(results, client, headers)
+
+
+def test_redis_restarted_during_a_burst_of_100(tmp_path: Path, stack: dict) -> None:
+    web = start_web(tmp_path, stack)
+    start_worker(tmp_path, stack)
+    redis = stack["redis"]
+    with httpx.Client(base_url=web.url, timeout=30) as client:
+        headers = register(client)
+        ids = [submit(client, headers, SOLUTION) for _ in range(100)]
+        wait_until(
+            lambda: client.get("/metrics").text.count('verdict="passed"') == 1,
+            60,
+            "the first verdicts",
+        )
+        graded_before = sum(
+            client.get(f"/api/submissions/{i}", headers=headers).json()["status"] == "done"
+            for i in ids
+        )
+        redis.kill()
+        assert graded_before < len(ids), "the burst was over before Redis went down"
+        time.sleep(1)
+        redis.start()
+        results = finished(client, headers, ids, 150)
+        assert_graded_once(results, client, headers)
+
+
+def test_web_restarted_with_jobs_in_flight(tmp_path: Path, stack: dict) -> None:
+    start_worker(tmp_path, stack)
+    web = start_web(tmp_path, stack)
+    with httpx.Client(base_url=web.url, timeout=30) as client:
+        headers = register(client)
+        ids = [submit(client, headers, SLOW_SOLUTION) for _ in range(8)]
+    web.kill()
+    time.sleep(2)  # workers finish runs meanwhile; their events wait in the stream
+    web = start_web(tmp_path, stack)
+    with httpx.Client(base_url=web.url, timeout=30) as client:
+        results = finished(client, headers, ids, 120)
+        assert_graded_once(results, client, headers)
+
+
+def test_a_duplicate_delivery_is_recorded_once(tmp_path: Path, stack: dict) -> None:
+    """The same job delivered twice (the reaper resending a job that was only slow): both
+    workers run it, both report, and the second report changes nothing."""
+    stack["env"]["RUNNING_LEASE_S"] = "1"  # shorter than the run: it is re-sent while running
+    stack["env"]["QUEUED_LEASE_S"] = "1"
+    start_worker(tmp_path, stack)
+    start_worker(tmp_path, stack)
+    web = start_web(tmp_path, stack)
+    with httpx.Client(base_url=web.url, timeout=30) as client:
+        headers = register(client)
+        wait_until(
+            lambda: 'tensorcamp_workers{device="cpu"} 2' in client.get("/metrics").text,
+            60,
+            "two workers",
+        )
+        slow = "import time\ntime.sleep(3)\n" + SOLUTION
+        ids = [submit(client, headers, slow) for _ in range(2)]
+        first = finished(client, headers, ids, 90)
+        assert_graded_once(first, client, headers)
+        # The second run of a re-sent job reports after the verdict is in: it must change
+        # nothing, neither the submission nor the progress.
+        wait_until(
+            lambda: any(finished_reports(stack).get(str(i), 0) >= 2 for i in ids),
+            30,
+            f"a job to be reported twice: {finished_reports(stack)}",
+        )
+        time.sleep(1)
+        again = finished(client, headers, ids, 10)
+        assert again == first
+        assert_graded_once(again, client, headers)
+
+
+def finished_reports(stack: dict) -> dict[str, int]:
+    """How many `finished` events each job got on the results stream."""
+    client = redis_client.Redis.from_url(stack["redis"].url)
+    counts: dict[str, int] = {}
+    for _id, fields in client.xrange(results_stream(stack["namespace"])):
+        event = RunEvent.model_validate_json(fields[b"event"])
+        if event.event == "finished" and event.device == "cpu":
+            counts[event.job_id] = counts.get(event.job_id, 0) + 1
+    client.close()
+    return counts

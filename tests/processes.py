@@ -1,0 +1,145 @@
+"""Real processes for end-to-end tests: a private Redis, grader workers and web servers,
+all on this machine's loopback, each test with its own database and key namespace."""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+import uuid
+from collections.abc import Callable
+from pathlib import Path
+
+import httpx
+
+from app.config import REPO_ROOT
+
+PYTHON = sys.executable
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def wait_until(check: Callable[[], bool], seconds: float, what: str) -> None:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if check():
+            return
+        time.sleep(0.1)
+    raise AssertionError(f"timed out after {seconds} s waiting for {what}")
+
+
+class Service:
+    def __init__(self, args: list[str], env: dict[str, str], log: Path) -> None:
+        self.args, self.env, self.log = args, env, log
+        self.process: subprocess.Popen[bytes] | None = None
+
+    def start(self) -> Service:
+        handle = self.log.open("ab")
+        self.process = subprocess.Popen(
+            self.args,
+            env=self.env,
+            cwd=REPO_ROOT,
+            stdout=handle,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,  # so kill() takes its children (the sandboxes) too
+        )
+        return self
+
+    def kill(self) -> None:
+        """SIGKILL the whole process group: no clean-up, as a crash would be."""
+        if self.process and self.process.poll() is None:
+            os.killpg(self.process.pid, signal.SIGKILL)
+            self.process.wait(10)
+
+    def stop(self) -> None:
+        if self.process and self.process.poll() is None:
+            os.killpg(self.process.pid, signal.SIGTERM)
+            try:
+                self.process.wait(20)
+            except subprocess.TimeoutExpired:
+                self.kill()
+
+    def output(self) -> str:
+        return self.log.read_text(errors="replace")[-4000:]
+
+
+class PrivateRedis(Service):
+    def __init__(self, tmp: Path) -> None:
+        self.port = free_port()
+        super().__init__(
+            [
+                "redis-server",
+                "--port",
+                str(self.port),
+                "--bind",
+                "127.0.0.1",
+                "--save",
+                "",
+                "--appendonly",
+                "no",
+                "--dir",
+                str(tmp),
+            ],
+            dict(os.environ),
+            tmp / f"redis-{self.port}.log",
+        )
+
+    @property
+    def url(self) -> str:
+        return f"redis://127.0.0.1:{self.port}/0"
+
+    def start(self) -> PrivateRedis:
+        super().start()
+        wait_until(self._answers, 10, "redis to answer")
+        return self
+
+    def _answers(self) -> bool:
+        try:
+            with socket.create_connection(("127.0.0.1", self.port), timeout=0.5) as sock:
+                sock.sendall(b"PING\r\n")
+                return sock.recv(16).startswith(b"+PONG")
+        except OSError:
+            return False
+
+
+def worker(tmp: Path, redis_url: str, namespace: str, threads: int = 2) -> Service:
+    env = dict(os.environ) | {
+        "REDIS_URL": redis_url,
+        "GRADER_NAMESPACE": namespace,
+        "GRADER_WORKERS": str(threads),
+        "GRADER_WORKER_ID": f"w-{uuid.uuid4().hex[:6]}",
+        "PYTHONUNBUFFERED": "1",
+    }
+    return Service([PYTHON, "-m", "grader.worker"], env, tmp / f"worker-{uuid.uuid4().hex[:6]}.log")
+
+
+class Web(Service):
+    def __init__(self, tmp: Path, env: dict[str, str]) -> None:
+        self.port = free_port()
+        super().__init__(
+            [PYTHON, "-m", "app", "serve", "--port", str(self.port)],
+            dict(os.environ) | env | {"PYTHONUNBUFFERED": "1"},
+            tmp / f"web-{self.port}.log",
+        )
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def start(self) -> Web:
+        super().start()
+        wait_until(self._ready, 60, f"the web process to be ready:\n{self.output()}")
+        return self
+
+    def _ready(self) -> bool:
+        try:
+            return httpx.get(f"{self.url}/readyz", timeout=1).status_code == 200
+        except httpx.HTTPError:
+            return False
