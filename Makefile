@@ -45,7 +45,7 @@ typecheck: install
 	$(BIN)/mypy
 
 content-check: install system-deps
-	$(BIN)/python -m app content check
+	$(BIN)/python -m app content check --run
 
 pytest: install system-deps
 	$(BIN)/pytest
