@@ -25,6 +25,7 @@ def _serve(settings: Settings, args: argparse.Namespace) -> int:
         port=args.port or settings.port,
         proxy_headers=True,
         log_level="info",
+        timeout_graceful_shutdown=10,
     )
     return 0
 

@@ -39,7 +39,10 @@ class Settings(BaseSettings):
     claim_idle_ms: int = Field(default=30_000, ge=100)  # events a dead web process left unacked
     max_deliveries: int = Field(default=3, ge=1)
     submissions_per_minute: int = Field(default=20, ge=1)
-    grader_workers: int = Field(default=2, ge=1)
+    grader_workers: int = Field(default=2, ge=1)  # sandboxed runs at the same time
+    # Submissions the embedded queue handles at once: more than the sandbox runs, so the
+    # database work around a run overlaps with other runs.
+    grading_concurrency: int = Field(default=8, ge=1)
     grader_queue_limit: int = Field(default=500, ge=1)
     grader_unsafe_dev_mode: bool = False
     grading_enabled: bool = True

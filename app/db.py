@@ -19,10 +19,14 @@ from sqlalchemy.ext.asyncio import (
 
 def make_engine(url: str, *, immediate: bool = False, **kwargs: Any) -> AsyncEngine:
     if url.startswith("sqlite"):
+        if immediate:
+            # One writer connection: writers queue for it here, in order, instead of
+            # spinning in SQLite's busy handler (which sleeps up to 100 ms a try).
+            kwargs |= {"pool_size": 1, "max_overflow": 0, "pool_timeout": 120}
         engine = create_async_engine(url, connect_args={"timeout": 30}, **kwargs)
         _sqlite_pragmas(engine, "BEGIN IMMEDIATE" if immediate else "BEGIN")
         return engine
-    return create_async_engine(url, pool_pre_ping=True, **kwargs)
+    return create_async_engine(url, pool_pre_ping=True, pool_size=10, max_overflow=20, **kwargs)
 
 
 def _sqlite_pragmas(engine: AsyncEngine, begin: str) -> None:
@@ -35,6 +39,7 @@ def _sqlite_pragmas(engine: AsyncEngine, begin: str) -> None:
         cursor.execute("PRAGMA journal_mode=WAL")
         cursor.execute("PRAGMA foreign_keys=ON")
         cursor.execute("PRAGMA busy_timeout=30000")
+        cursor.execute("PRAGMA synchronous=NORMAL")  # WAL: durable across process crashes
         cursor.close()
 
     @event.listens_for(engine.sync_engine, "begin")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from datetime import timedelta
 
 from sqlalchemy import delete, func, select
@@ -32,7 +33,9 @@ async def create_user(
     existing = await session.scalar(select(User.id).where(User.username == username))
     if existing is not None:
         raise UsernameTaken(username)
-    user = User(username=username, password_hash=hash_password(password), role=role)
+    # Hashing is deliberately slow CPU work: keep it off the event loop.
+    password_hash = await asyncio.to_thread(hash_password, password)
+    user = User(username=username, password_hash=password_hash, role=role)
     session.add(user)
     try:
         async with session.begin_nested():
@@ -43,7 +46,7 @@ async def create_user(
 
 
 async def set_password(*, session: AsyncSession, user: User, password: str) -> None:
-    user.password_hash = hash_password(password)
+    user.password_hash = await asyncio.to_thread(hash_password, password)
     await session.flush()
 
 
@@ -84,7 +87,8 @@ async def authenticate(
         session=session, username=username, client=client, limit=limit, window_s=window_s
     )
     user = await get_user_by_username(session=session, username=username)
-    if not verify_password(password, user.password_hash if user else None) or user is None:
+    stored = user.password_hash if user else None
+    if not await asyncio.to_thread(verify_password, password, stored) or user is None:
         session.add(LoginFailure(username=username, client=client[:64]))
         await session.flush()
         raise InvalidCredentials

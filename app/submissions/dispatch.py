@@ -8,14 +8,12 @@ previous process left queued or running is graded again at start-up.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 from typing import TYPE_CHECKING, Protocol
 
 from app.db import Database
 from app.models import Exercise
 from app.submissions import service
-from app.submissions.metrics import observe_finish
 
 if TYPE_CHECKING:
     from grader import Job, Result
@@ -30,15 +28,14 @@ class GraderLike(Protocol):
 
 
 class Notifier:
-    """Wakes requests that wait (`?wait=`) for a submission to finish."""
+    """Wakes requests that wait (`?wait=`) for a submission to finish. A waiter takes its
+    event *before* it looks at the row, so a finish in between is never missed."""
 
     def __init__(self) -> None:
         self._events: dict[int, asyncio.Event] = {}
 
-    async def wait(self, submission_id: int, seconds: float) -> None:
-        event = self._events.setdefault(submission_id, asyncio.Event())
-        with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(event.wait(), seconds)
+    def event_for(self, submission_id: int) -> asyncio.Event:
+        return self._events.setdefault(submission_id, asyncio.Event())
 
     def finished(self, submission_id: int) -> None:
         if event := self._events.pop(submission_id, None):
@@ -56,6 +53,7 @@ class EmbeddedGrading:
         self._tasks: list[asyncio.Task[None]] = []
         self._ready = asyncio.Event()
         self.lease_s = 120.0
+        self._exercises: dict[str, Exercise] = {}
 
     async def start(self) -> None:
         self._tasks.append(asyncio.create_task(self._start_grader()))
@@ -111,7 +109,11 @@ class EmbeddedGrading:
                 )
                 if submission is None:
                     break
-                exercise = await session.get_one(Exercise, submission.exercise_id)
+                exercise = self._exercises.get(submission.exercise_id)
+                if exercise is None:
+                    exercise = await session.get_one(Exercise, submission.exercise_id)
+                    # Content only changes at start-up, so a process may keep what it read.
+                    self._exercises[exercise.id] = exercise
                 job = job_for(submission, exercise)
             result = await asyncio.to_thread(self.grader.grade, job)
             async with self.database.writer() as session, session.begin():
@@ -120,8 +122,6 @@ class EmbeddedGrading:
                     submission_id=submission_id,
                     runs=[run.model_dump() for run in result.runs],
                 )
-            if outcome == "recorded":
-                await observe_finish(self.database, submission_id)
             if outcome != "retry":
                 break
             log.warning("submission %s hit a platform fault; retrying", submission_id)

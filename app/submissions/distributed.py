@@ -23,7 +23,6 @@ from app.models import Exercise
 from app.submissions import service
 from app.submissions.dispatch import Notifier
 from app.submissions.jobs import job_for
-from app.submissions.metrics import observe_finish
 from grader.queueing import (
     RunEvent,
     RunRequest,
@@ -264,6 +263,4 @@ class DistributedGrading:
         if outcome == "retry":
             await self._deliver(submission_id, only_if_expired=False)
             return
-        if outcome == "recorded":
-            await observe_finish(self.database, submission_id)
         self.notifier.finished(submission_id)

@@ -43,7 +43,7 @@ async def start_grading(settings: Settings, database: Database) -> GradingBacken
         hidden_paths=[str(settings.data_dir.resolve())],
     )
     embedded = EmbeddedGrading(
-        database=database, grader=Grader(config), concurrency=settings.grader_workers + 1
+        database=database, grader=Grader(config), concurrency=settings.grading_concurrency
     )
     await embedded.start()
     return embedded

@@ -42,13 +42,6 @@ class LatencyHistogram:
 LATENCY = LatencyHistogram()
 
 
-async def observe_finish(database: Database, submission_id: int) -> None:
-    async with database.sessionmaker() as session:
-        submission = await session.get(Submission, submission_id)
-    if submission is not None and submission.finished_at is not None:
-        LATENCY.observe((submission.finished_at - submission.created_at).total_seconds())
-
-
 async def render(database: Database, workers: dict[str, int]) -> str:
     async with database.sessionmaker() as session:
         by_verdict = (

@@ -48,20 +48,21 @@ async def accept_submission(
     exercise_id: str,
     code: str,
     mode: str = "grade",
-) -> Submission:
-    """Shared by the API and the HTML form: checks, stores queued, enqueues after commit."""
+) -> tuple[Submission, int]:
+    """Shared by the API and the HTML form: checks, stores queued, enqueues after commit.
+    Returns the submission and its place in the queue."""
     settings = request.app.state.settings
     if len(code.encode()) > settings.max_code_bytes:
         raise too_large(f"Code is limited to {settings.max_code_bytes // 1024} KiB.")
     exercise = await get_exercise(session=session, exercise_id=exercise_id)
     if exercise is None:
         raise not_found("Exercise")
-    recent = await service.submitted_recently(session=session, user_id=user_id, seconds=60)
+    recent, queued = await service.admission_counts(session=session, user_id=user_id, seconds=60)
     if recent >= settings.submissions_per_minute:
         raise too_many(
             f"At most {settings.submissions_per_minute} submissions a minute; wait a little.", 30
         )
-    if await service.count_queued(session=session) >= settings.grader_queue_limit:
+    if queued >= settings.grader_queue_limit:
         raise too_many("The grading queue is full; try again in a few seconds.", 5)
     submission = await service.create_submission(
         session=session, user_id=user_id, exercise=exercise, code=code, mode=mode
@@ -69,7 +70,7 @@ async def accept_submission(
     if (grading := grading_of(request)) is not None:
         # Started only once the unit of work has committed the row.
         background.add_task(grading.submitted, submission.id)
-    return submission
+    return submission, queued + 1
 
 
 @router.post("/api/exercises/{exercise_id}/submissions", status_code=status.HTTP_202_ACCEPTED)
@@ -81,7 +82,7 @@ async def submit(
     user: CurrentUser,
     session: SessionDep,
 ) -> SubmissionOut:
-    submission = await accept_submission(
+    submission, position = await accept_submission(
         request=request,
         session=session,
         background=background,
@@ -89,8 +90,7 @@ async def submit(
         exercise_id=exercise_id,
         code=body.code,
     )
-    positions = await service.queue_positions(session=session, submission_ids=[submission.id])
-    return submission_out(submission, position=positions.get(submission.id))
+    return submission_out(submission, position=position)
 
 
 @router.get("/api/submissions/{submission_id}")
@@ -107,6 +107,9 @@ async def get_submission(
     if submission is None:
         raise not_found("Submission")
     if wait > 0 and submission.status in ("queued", "running"):
+        # A long poll must not hold a pooled connection: end this read-only transaction
+        # now; the wait looks with short sessions of its own.
+        await session.close()
         grading = grading_of(request)
         latest = await wait_for_submission(
             database=get_database(request),
@@ -115,8 +118,8 @@ async def get_submission(
             seconds=wait,
         )
         submission = latest or submission
-    positions = await service.queue_positions(session=session, submission_ids=[submission.id])
-    return submission_out(submission, position=positions.get(submission.id))
+    position = await service.queue_position(session=session, submission=submission)
+    return submission_out(submission, position=position)
 
 
 @router.get("/api/exercises/{exercise_id}/submissions")
@@ -128,7 +131,7 @@ async def list_submissions(
     rows = await service.list_own_submissions(
         session=session, user_id=user.id, exercise_id=exercise_id
     )
-    positions = await service.queue_positions(
-        session=session, submission_ids=[s.id for s in rows if s.status == "queued"]
-    )
-    return [submission_out(s, position=positions.get(s.id)) for s in rows]
+    return [
+        submission_out(s, position=await service.queue_position(session=session, submission=s))
+        for s in rows
+    ]

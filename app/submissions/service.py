@@ -6,10 +6,12 @@ from datetime import timedelta
 from typing import Any, Literal
 
 from sqlalchemy import ColumnElement, func, select, update
-from sqlalchemy.exc import IntegrityError
+from sqlalchemy.dialects.postgresql import insert as postgresql_insert
+from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.models import Exercise, Submission, SubmissionRun, utcnow
+from app.submissions.metrics import LATENCY
 
 MAX_ATTEMPTS = 2  # a platform fault is retried once, then reported as `error`
 
@@ -46,23 +48,20 @@ async def list_own_submissions(
     return list(rows.all())
 
 
-async def queue_positions(*, session: AsyncSession, submission_ids: list[int]) -> dict[int, int]:
-    """1-based place in line of each queued submission among all queued ones."""
-    if not submission_ids:
-        return {}
-    queued = (
-        await session.scalars(
-            select(Submission.id).where(Submission.status == "queued").order_by(Submission.id)
-        )
-    ).all()
-    order = {ident: index + 1 for index, ident in enumerate(queued)}
-    return {ident: order[ident] for ident in submission_ids if ident in order}
+async def queue_position(*, session: AsyncSession, submission: Submission) -> int | None:
+    """1-based place in line among queued submissions; None once it has left the queue."""
+    if submission.status != "queued":
+        return None
+    ahead = await session.scalar(
+        select(func.count()).where(Submission.status == "queued", Submission.id < submission.id)
+    )
+    return int(ahead or 0) + 1
 
 
 async def claim(*, session: AsyncSession, submission_id: int, lease_s: float) -> Submission | None:
     """Mark a queued submission running under a lease; None if someone else has it."""
     now = utcnow()
-    claimed = await session.execute(
+    claimed = await session.scalars(
         update(Submission)
         .where(
             Submission.id == submission_id,
@@ -75,11 +74,10 @@ async def claim(*, session: AsyncSession, submission_id: int, lease_s: float) ->
             started_at=now,
             lease_expires_at=now + timedelta(seconds=lease_s),
         )
+        .returning(Submission),
+        execution_options={"populate_existing": True},
     )
-    if getattr(claimed, "rowcount", 0) != 1:
-        return None
-    submission = await session.get(Submission, submission_id, populate_existing=True)
-    return submission
+    return claimed.one_or_none()
 
 
 async def record_runs(
@@ -98,18 +96,23 @@ async def record_runs(
         submission.lease_expires_at = None
         await session.flush()
         return "retry"
-    inserted = False
+    inserted = 0
     for run in runs:
-        try:
-            async with session.begin_nested():
-                session.add(
-                    SubmissionRun(submission_id=submission_id, device=run["device"], run=run)
-                )
-            inserted = True
-        except IntegrityError:
-            continue
+        # ON CONFLICT DO NOTHING: a run another process recorded first wins, silently.
+        statement = _insert_for(session)(SubmissionRun).values(
+            submission_id=submission_id, device=run["device"], run=run, created_at=utcnow()
+        )
+        result = await session.execute(
+            statement.on_conflict_do_nothing(index_elements=["submission_id", "device"])
+        )
+        inserted += getattr(result, "rowcount", 0) or 0
     await _finish_if_complete(session=session, submission=submission)
     return "recorded" if inserted else "duplicate"
+
+
+def _insert_for(session: AsyncSession) -> Any:
+    dialect = session.get_bind().dialect.name
+    return postgresql_insert if dialect == "postgresql" else sqlite_insert
 
 
 async def _finish_if_complete(*, session: AsyncSession, submission: Submission) -> None:
@@ -125,7 +128,8 @@ async def _finish_if_complete(*, session: AsyncSession, submission: Submission) 
     from app.submissions.jobs import summarize
 
     outcome = summarize(str(submission.id), runs)
-    await session.execute(
+    finished_at = utcnow()
+    finished = await session.execute(
         update(Submission)
         .where(Submission.id == submission.id, Submission.status.in_(("queued", "running")))
         .values(
@@ -133,11 +137,19 @@ async def _finish_if_complete(*, session: AsyncSession, submission: Submission) 
             verdict=outcome["verdict"],
             detail=outcome["detail"],
             runs=runs,
-            finished_at=utcnow(),
+            finished_at=finished_at,
             lease_expires_at=None,
         )
-        .execution_options(synchronize_session="fetch")
+        .execution_options(synchronize_session=False)
     )
+    if getattr(finished, "rowcount", 0) == 1:
+        submission.status = outcome["status"]
+        submission.verdict = outcome["verdict"]
+        submission.detail = outcome["detail"]
+        submission.runs = runs
+        submission.finished_at = finished_at
+        submission.lease_expires_at = None
+        LATENCY.observe((finished_at - submission.created_at).total_seconds())
 
 
 async def unfinished_ids(*, session: AsyncSession) -> list[int]:
@@ -173,16 +185,18 @@ async def recorded_devices(*, session: AsyncSession, submission_id: int) -> set[
     return set(rows.all())
 
 
-async def submitted_recently(*, session: AsyncSession, user_id: int, seconds: int) -> int:
+async def admission_counts(*, session: AsyncSession, user_id: int, seconds: int) -> tuple[int, int]:
+    """(this user's submissions in the last `seconds`, submissions queued overall), in one
+    round trip: this runs on every submission."""
     since = utcnow() - timedelta(seconds=seconds)
-    return int(
-        await session.scalar(
-            select(func.count()).where(
-                Submission.user_id == user_id, Submission.created_at >= since
-            )
-        )
-        or 0
+    recent = (
+        select(func.count())
+        .where(Submission.user_id == user_id, Submission.created_at >= since)
+        .scalar_subquery()
     )
+    queued = select(func.count()).where(Submission.status == "queued").scalar_subquery()
+    row = (await session.execute(select(recent, queued))).one()
+    return int(row[0]), int(row[1])
 
 
 async def mark_started(*, session: AsyncSession, submission_id: int, lease_s: float) -> bool:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import time
 
 from app.db import Database
@@ -19,12 +20,15 @@ async def wait_for_submission(
     own short session: a long transaction would keep showing SQLite's old snapshot."""
     deadline = time.monotonic() + seconds
     while True:
+        event = notifier.event_for(submission_id) if notifier else None
         async with database.sessionmaker() as session:
             submission = await session.get(Submission, submission_id)
         remaining = deadline - time.monotonic()
         if submission is None or submission.status in ("done", "error") or remaining <= 0:
             return submission
-        if notifier is not None:
-            await notifier.wait(submission_id, min(remaining, 2.0))
-        else:
+        if event is None:
             await asyncio.sleep(min(remaining, POLL_S))
+            continue
+        with contextlib.suppress(TimeoutError):
+            # Bounded, so a finish recorded by another process is still seen by polling.
+            await asyncio.wait_for(event.wait(), min(remaining, 1.0))

@@ -1,0 +1,211 @@
+"""Grading speed through the HTTP API, beside a cold `python main.py` baseline.
+
+    .venv/bin/python bench/grading.py                 # starts its own embedded server
+    .venv/bin/python bench/grading.py --url http://127.0.0.1:8000   # a running server
+
+It measures, for the seed exercise's sample solution: one submission at a time, HTTP submit
+to verdict (p50, p99); a burst of 200 (time to the last verdict); sustained gradings per
+second; and a cold `python main.py` of the same code. Targets: p50 <= 50 ms, the burst
+within 10 s, >= 40 gradings/s on 2 cores.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import uuid
+from pathlib import Path
+
+import httpx
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+EXERCISE = "gpu-support-device-independent"
+SOLUTION = (ROOT / "exercises/lessons/gpu-support/exercises" / EXERCISE / "solution.py").read_text()
+PER_STUDENT = 15  # stays under the default per-student rate limit of a server we did not start
+
+
+class Students:
+    """Hands out bearer headers, a new student every PER_STUDENT submissions."""
+
+    def __init__(self, client: httpx.AsyncClient, per_student: int) -> None:
+        self.client = client
+        self.per_student = per_student
+        self.used = per_student
+        self.headers: dict[str, str] = {}
+        self.lock = asyncio.Lock()
+
+    async def next(self) -> dict[str, str]:
+        async with self.lock:
+            if self.used >= self.per_student:
+                response = await self.client.post(
+                    "/api/auth/register",
+                    json={"username": f"bench{uuid.uuid4().hex[:12]}", "password": "bench-pass"},
+                )
+                response.raise_for_status()
+                self.headers = {"Authorization": f"Bearer {response.json()['token']}"}
+                self.used = 0
+            self.used += 1
+            return self.headers
+
+
+async def grade_once(client: httpx.AsyncClient, students: Students) -> float:
+    headers = await students.next()
+    started = time.perf_counter()
+    response = await client.post(
+        f"/api/exercises/{EXERCISE}/submissions", json={"code": SOLUTION}, headers=headers
+    )
+    if response.status_code != 202:
+        raise SystemExit(f"POST submission: {response.status_code} {response.text}")
+    ident = response.json()["id"]
+    while True:
+        response = await client.get(f"/api/submissions/{ident}?wait=30", headers=headers)
+        body = response.json()
+        if response.status_code != 200:
+            raise SystemExit(f"GET submission {ident}: {response.status_code} {body}")
+        if body["status"] in ("done", "error"):
+            break
+    elapsed = time.perf_counter() - started
+    if body["verdict"] != "passed":
+        raise SystemExit(f"submission {ident} was not passed: {body}")
+    return elapsed
+
+
+def percentile(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
+
+
+def cold_baseline(runs: int) -> list[float]:
+    with tempfile.TemporaryDirectory() as folder:
+        main = Path(folder) / "main.py"
+        main.write_text(SOLUTION)
+        times = []
+        for _ in range(runs):
+            started = time.perf_counter()
+            subprocess.run([sys.executable, str(main)], check=True, capture_output=True, cwd=folder)
+            times.append(time.perf_counter() - started)
+    return times
+
+
+async def measure(
+    url: str, singles: int, burst: int, sustain_s: float, workers: int, per_student: int
+) -> dict:
+    limits = httpx.Limits(max_connections=burst + 10)
+    async with httpx.AsyncClient(base_url=url, timeout=120, limits=limits) as client:
+        students = Students(client, per_student)
+        for _ in range(3):  # warm up connections and the grader
+            await grade_once(client, students)
+        single = [await grade_once(client, students) for _ in range(singles)]
+
+        started = time.perf_counter()
+        await asyncio.gather(*(grade_once(client, students) for _ in range(burst)))
+        burst_s = time.perf_counter() - started
+
+        done = 0
+        deadline = time.perf_counter() + sustain_s
+
+        async def loop() -> None:
+            nonlocal done
+            while time.perf_counter() < deadline:
+                await grade_once(client, students)
+                done += 1
+
+        started = time.perf_counter()
+        await asyncio.gather(*(loop() for _ in range(workers)))
+        rate = done / (time.perf_counter() - started)
+    return {"single": single, "burst_s": burst_s, "rate": rate}
+
+
+def start_server(port: int) -> tuple[subprocess.Popen[bytes], str]:
+    data = tempfile.mkdtemp(prefix="bench-")
+    env = dict(os.environ) | {
+        "DATA_DIR": data,
+        "SUBMISSIONS_PER_MINUTE": "100000",
+        "GRADER_QUEUE_LIMIT": "100000",
+    }
+    server = subprocess.Popen(
+        [sys.executable, "-m", "app", "serve", "--port", str(port)],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    url = f"http://127.0.0.1:{port}"
+    for _ in range(300):
+        try:
+            if httpx.get(f"{url}/readyz", timeout=1).status_code == 200:
+                return server, url
+        except httpx.HTTPError:
+            pass
+        time.sleep(0.2)
+    server.kill()
+    raise SystemExit("the server did not become ready")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--url", help="a running server (default: start an embedded one)")
+    parser.add_argument("--port", type=int, default=8765)
+    parser.add_argument("--singles", type=int, default=100)
+    parser.add_argument("--burst", type=int, default=200)
+    parser.add_argument("--sustain", type=float, default=15.0, help="seconds")
+    parser.add_argument("--concurrency", type=int, default=8)
+    parser.add_argument("--cold", type=int, default=5, help="cold runs for the baseline")
+    args = parser.parse_args()
+
+    server = None
+    url = args.url
+    if url is None:
+        server, url = start_server(args.port)
+    try:
+        cold = cold_baseline(args.cold)
+        figures = asyncio.run(
+            measure(
+                url,
+                args.singles,
+                args.burst,
+                args.sustain,
+                args.concurrency,
+                # A server we started has no rate limit, so one student will do.
+                10**9 if server else PER_STUDENT,
+            )
+        )
+    finally:
+        if server:
+            server.terminate()
+            try:
+                server.wait(30)
+            except subprocess.TimeoutExpired:
+                server.kill()
+
+    p50 = statistics.median(figures["single"]) * 1000
+    p99 = percentile(figures["single"], 0.99) * 1000
+    cold_p50 = statistics.median(cold) * 1000
+    print(f"server: {url}{' (embedded, started by this script)' if server else ''}")
+    print(f"cold `python main.py` (baseline): p50 {cold_p50:.0f} ms over {len(cold)} runs")
+    print(
+        f"one at a time, submit to verdict: p50 {p50:.1f} ms, p99 {p99:.1f} ms "
+        f"over {len(figures['single'])}  (target p50 <= 50 ms; {cold_p50 / p50:.0f}x faster "
+        f"than cold)"
+    )
+    print(
+        f"burst of {args.burst}: last verdict after {figures['burst_s']:.2f} s  "
+        f"(target <= 10 s; cold one after another: {args.burst * cold_p50 / 1000:.0f} s, "
+        f"{args.burst * cold_p50 / 1000 / figures['burst_s']:.0f}x)"
+    )
+    print(
+        f"sustained ({args.concurrency} clients, {args.sustain:.0f} s): "
+        f"{figures['rate']:.1f} gradings/s  (target >= 40; cold: {1000 / cold_p50:.1f}/s, "
+        f"{figures['rate'] * cold_p50 / 1000:.0f}x)"
+    )
+
+
+if __name__ == "__main__":
+    main()
