@@ -188,7 +188,6 @@ def main() -> int:
             actor_name=actor_for(device),
             queue_name=queue_for(device),
             broker=broker,
-            max_retries=0,
         )
     runs_at_once = threads + sum(1 for d in devices if d != "cpu")
     worker = dramatiq.Worker(
