@@ -114,7 +114,7 @@ def make_handler(grader: Grader, sender: EventSender, worker_id: str, device: st
                 job_id=job.id,
                 device=device,
                 delivery=req.delivery,
-                event=kind,  # type: ignore[arg-type]
+                event=kind,
                 worker=worker_id,
                 **extra,
             )
@@ -183,12 +183,10 @@ def main() -> int:
     dramatiq.set_broker(broker)
     sender = EventSender(client, namespace)
     for device in devices:
-        dramatiq.actor(
-            make_handler(grader, sender, worker_id, device),
-            actor_name=actor_for(device),
-            queue_name=queue_for(device),
-            broker=broker,
+        register = dramatiq.actor(
+            actor_name=actor_for(device), queue_name=queue_for(device), broker=broker
         )
+        register(make_handler(grader, sender, worker_id, device))
     runs_at_once = threads + sum(1 for d in devices if d != "cpu")
     worker = dramatiq.Worker(
         broker, queues={queue_for(d) for d in devices}, worker_threads=runs_at_once

@@ -1,0 +1,53 @@
+"""Helpers shared by the grader tests."""
+
+from __future__ import annotations
+
+import os
+
+from grader import Grader, Job, Limits, Result, Run
+
+SEED_CODE = """import torch
+cihaz = "cuda" if torch.cuda.is_available() else "cpu"
+x = torch.ones(2, 3).to(cihaz)
+sonuc = (x * 3).cpu()
+print(sonuc.tolist())
+print(sonuc.device.type == "cpu")
+"""
+SEED_EXPECTED = "[[3.0, 3.0, 3.0], [3.0, 3.0, 3.0]]\nTrue"
+HARD_CODED_CUDA = SEED_CODE.replace('"cuda" if torch.cuda.is_available() else "cpu"', '"cuda"')
+
+# Hostile code renames itself so a leftover process is easy to spot on the host.
+MARKER = "tchostile"
+MARK_PROCESS = f'import ctypes\nctypes.CDLL(None).prctl(15, b"{MARKER}", 0, 0, 0)\n'
+
+QUICK = Limits(wall_time_s=2, cpu_time_s=2)
+
+
+def grade(grader: Grader, code: str, expected: str = "", **job: object) -> Result:
+    return grader.grade(Job(id="test", code=code, expected_output=expected, **job))  # type: ignore[arg-type]
+
+
+def marked_processes() -> list[int]:
+    """Host processes carrying the hostile marker (there must be none after a run)."""
+    found = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/comm") as comm:
+                if comm.read().strip() == MARKER:
+                    found.append(int(entry))
+        except OSError:
+            continue
+    return found
+
+
+def assert_host_unharmed(grader: Grader) -> None:
+    assert marked_processes() == [], "a sandboxed process outlived its run"
+    result = grade(grader, SEED_CODE, SEED_EXPECTED)
+    assert result.verdict == "passed", result
+
+
+def only_run(result: Result) -> Run:
+    assert len(result.runs) == 1
+    return result.runs[0]
