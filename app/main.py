@@ -15,10 +15,12 @@ from fastapi.staticfiles import StaticFiles
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.middleware.sessions import SessionMiddleware
 
-from app import migrations
+from app import migrations, operations
 from app.auth import pages as auth_pages
 from app.auth import router as auth_router
 from app.auth.dependencies import SESSION_COOKIE, require_csrf
+from app.classes import pages as class_pages
+from app.classes import router as class_router
 from app.config import REPO_ROOT, Settings, get_settings
 from app.content import ContentError, load_catalog, sync_catalog
 from app.db import Database
@@ -29,7 +31,7 @@ from app.quizzes import pages as quiz_pages
 from app.quizzes import router as quiz_router
 from app.submissions import pages as submission_pages
 from app.submissions import router as submission_router
-from app.submissions.grading import start_embedded_grading
+from app.submissions.grading import start_grading
 from app.templating import render
 
 log = logging.getLogger("app")
@@ -42,7 +44,7 @@ async def load_content(settings: Settings, database: Database) -> None:
     except ContentError as exc:
         log.error("content in %s not loaded:\n%s", settings.content_dir, exc)
         return
-    async with database.sessionmaker() as session, session.begin():
+    async with database.writer() as session, session.begin():
         await sync_catalog(session=session, catalog=catalog)
 
 
@@ -96,7 +98,7 @@ def create_app(settings: Settings | None = None, database: Database | None = Non
             await asyncio.to_thread(migrations.upgrade, settings.effective_database_url)
             await load_content(settings, db)
         app.state.database = db
-        grading = await start_embedded_grading(settings, db)
+        grading = await start_grading(settings, db)
         app.state.grading = grading
         try:
             yield
@@ -128,14 +130,11 @@ def create_app(settings: Settings | None = None, database: Database | None = Non
     _install_error_handlers(app)
 
     csrf = [Depends(require_csrf)]
-    for module in (auth_router, lesson_router, quiz_router, submission_router):
+    for module in (auth_router, lesson_router, quiz_router, submission_router, class_router):
         app.include_router(module.router, dependencies=csrf)
-    for module in (auth_pages, lesson_pages, quiz_pages, submission_pages):
+    for module in (auth_pages, class_pages, lesson_pages, quiz_pages, submission_pages):
         app.include_router(module.router, dependencies=csrf)
     app.mount("/static", StaticFiles(directory=REPO_ROOT / "app" / "static"), name="static")
 
-    @app.get("/healthz", tags=["operations"])
-    async def healthz() -> dict[str, str]:
-        return {"status": "ok"}
-
+    app.include_router(operations.router)
     return app

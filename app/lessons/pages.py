@@ -4,6 +4,7 @@ from fastapi import APIRouter, Request
 from fastapi.responses import Response
 
 from app.auth.dependencies import OptionalUser
+from app.classes.home import home_section
 from app.db import SessionDep
 from app.errors import not_found
 from app.lessons import progress, service
@@ -22,7 +23,12 @@ async def catalog(request: Request, session: SessionDep, user: OptionalUser) -> 
         if user
         else {}
     )
-    return render(request, "lessons/catalog.html", {"tracks": tracks, "progress": by_lesson})
+    context = {
+        "tracks": tracks,
+        "progress": by_lesson,
+        "class_home": await home_section(session=session, user=user),
+    }
+    return render(request, "lessons/catalog.html", context)
 
 
 @router.get("/lessons/{slug}")

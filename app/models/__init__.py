@@ -2,6 +2,7 @@
 
 from app.models.attempt import QuestionAttempt
 from app.models.base import Base, utcnow
+from app.models.classroom import ClassAssignment, ClassMember, Classroom
 from app.models.content import Exercise, Lesson, Question, Track
 from app.models.submission import Submission, SubmissionRun
 from app.models.user import ApiToken, LoginFailure, User
@@ -9,6 +10,9 @@ from app.models.user import ApiToken, LoginFailure, User
 __all__ = [
     "ApiToken",
     "Base",
+    "ClassAssignment",
+    "ClassMember",
+    "Classroom",
     "Exercise",
     "Lesson",
     "LoginFailure",

@@ -1,0 +1,60 @@
+"""Who may do what with a class, shared by the API and the pages.
+
+Wrong role: 403. A class that is not the caller's, or a student not in it now: 404, the
+same answer as for an id that does not exist, so ids cannot be probed.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from fastapi import Depends, HTTPException, Path, status
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from app.auth.dependencies import current_user
+from app.classes import service
+from app.errors import not_found
+from app.models import Classroom, User
+
+# Ids beyond a 32-bit integer cannot exist; refusing them keeps PostgreSQL from erroring.
+MAX_ID = 2_147_483_647
+ClassId = Annotated[int, Path(ge=1, le=MAX_ID)]
+StudentId = Annotated[int, Path(ge=1, le=MAX_ID)]
+LessonSlug = Annotated[str, Path(max_length=64)]
+
+TEACHERS_ONLY = "Only teachers can manage classes."
+STUDENTS_ONLY = "Only students can join classes."
+
+
+def require_teacher(user: User) -> None:
+    if user.role != "teacher":
+        raise HTTPException(status.HTTP_403_FORBIDDEN, TEACHERS_ONLY)
+
+
+def require_student(user: User) -> None:
+    if user.role != "student":
+        raise HTTPException(status.HTTP_403_FORBIDDEN, STUDENTS_ONLY)
+
+
+async def current_student(user: Annotated[User, Depends(current_user)]) -> User:
+    require_student(user)
+    return user
+
+
+Student = Annotated[User, Depends(current_student)]
+
+
+async def own_class(*, session: AsyncSession, teacher: User, class_id: int) -> Classroom:
+    classroom = await service.get_teacher_class(
+        session=session, teacher_id=teacher.id, class_id=class_id
+    )
+    if classroom is None:
+        raise not_found("Class")
+    return classroom
+
+
+async def class_student(*, session: AsyncSession, class_id: int, student_id: int) -> User:
+    student = await service.member(session=session, class_id=class_id, student_id=student_id)
+    if student is None:
+        raise not_found("Student")
+    return student

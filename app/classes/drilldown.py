@@ -1,0 +1,103 @@
+"""One student's work on one lesson, in time order: every answer and every submission."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+
+from sqlalchemy import select
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from app.classes.answers import AnswerView, correct_answer, describe_answer, plain
+from app.models import Exercise, Question, QuestionAttempt, Submission
+
+
+@dataclass
+class AnswerEvent:
+    at: datetime
+    attempt: QuestionAttempt
+    question: Question
+    view: AnswerView
+    number: int  # the question's number in the lesson (1-based)
+
+    kind = "answer"
+
+    @property
+    def prompt(self) -> str:
+        return plain(self.question.prompt_html, 200)
+
+    @property
+    def correct_answer(self) -> list[str]:
+        return correct_answer(self.question)
+
+
+@dataclass
+class SubmissionEvent:
+    at: datetime
+    submission: Submission
+    exercise: Exercise
+
+    kind = "submission"
+
+
+Event = AnswerEvent | SubmissionEvent
+
+
+async def lesson_events(*, session: AsyncSession, student_id: int, lesson_slug: str) -> list[Event]:
+    """Oldest first. Answers to questions since retired from the lesson are included."""
+    questions = {
+        q.id: q
+        for q in (
+            await session.scalars(
+                select(Question)
+                .where(Question.lesson_slug == lesson_slug)
+                .order_by(Question.position)
+            )
+        ).all()
+    }
+    numbers = {qid: index for index, qid in enumerate(questions, start=1)}
+    exercises = {
+        e.id: e
+        for e in (
+            await session.scalars(select(Exercise).where(Exercise.lesson_slug == lesson_slug))
+        ).all()
+    }
+    events: list[Event] = []
+    if questions:
+        attempts = await session.scalars(
+            select(QuestionAttempt).where(
+                QuestionAttempt.user_id == student_id,
+                QuestionAttempt.question_id.in_(list(questions)),
+            )
+        )
+        for attempt in attempts:
+            question = questions[attempt.question_id]
+            events.append(
+                AnswerEvent(
+                    attempt.created_at,
+                    attempt,
+                    question,
+                    describe_answer(question, attempt.answer),
+                    numbers[question.id],
+                )
+            )
+    if exercises:
+        submissions = await session.scalars(
+            select(Submission).where(
+                Submission.user_id == student_id, Submission.exercise_id.in_(list(exercises))
+            )
+        )
+        for submission in submissions:
+            events.append(
+                SubmissionEvent(
+                    submission.created_at, submission, exercises[submission.exercise_id]
+                )
+            )
+    events.sort(
+        key=lambda e: (
+            e.at,
+            0 if isinstance(e, AnswerEvent) else 1,
+            e.attempt.id if isinstance(e, AnswerEvent) else e.submission.id,
+        )
+    )
+    return events

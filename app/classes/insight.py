@@ -1,0 +1,358 @@
+"""Where a class struggles: per lesson and per question or exercise, the share of students
+right, the attempts it took them, and the most common wrong answers, outputs and errors.
+
+Everything is aggregated in SQL (GROUP BY, a window function for the top wrong answers), so
+the number of queries does not grow with the class; only the selected lesson's failed runs
+are read row by row, to name their error types from stderr.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter, defaultdict
+from dataclasses import dataclass, field
+from statistics import fmean
+from typing import Any
+
+from sqlalchemy import Text, and_, case, cast, distinct, func, select
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from app.classes.answers import describe, failure_label, plain
+from app.classes.grid import Grid
+from app.classes.service import active_members
+from app.models import Exercise, Question, QuestionAttempt, Submission
+
+TOP = 5
+
+
+@dataclass
+class Count:
+    label: str
+    students: int
+    share: float = 0.0  # of the students in the class
+
+
+@dataclass
+class Item:
+    """A question or an exercise of a lesson, as the class did on it."""
+
+    id: str
+    kind: str  # a question kind, or "exercise"
+    lesson_slug: str
+    title: str
+    position: int
+    students_tried: int = 0
+    students_right: int = 0
+    share_right: float = 0.0
+    attempts_histogram: dict[int, int] = field(default_factory=dict)
+    wrong: list[Count] = field(default_factory=list)
+    errors: list[Count] = field(default_factory=list)
+    verdicts: list[Count] = field(default_factory=list)
+
+    @property
+    def is_code(self) -> bool:
+        return self.kind == "exercise"
+
+    @property
+    def share_right_of_tried(self) -> float:
+        return self.students_right / self.students_tried if self.students_tried else 0.0
+
+    @property
+    def buckets(self) -> list[int]:
+        """Students who got it right in 1, 2, 3, 4, and 5 or more attempts."""
+        counts = [0] * 5
+        for n, k in self.attempts_histogram.items():
+            counts[min(max(n, 1), 5) - 1] += k
+        return counts
+
+    @property
+    def attempts_mean(self) -> float | None:
+        total = sum(self.attempts_histogram.values())
+        if not total:
+            return None
+        return sum(n * k for n, k in self.attempts_histogram.items()) / total
+
+    @property
+    def attempts_median(self) -> float | None:
+        values = sorted(self.attempts_histogram.items())
+        total = sum(k for _, k in values)
+        if not total:
+            return None
+
+        def nth(index: int) -> int:
+            seen = 0
+            for n, k in values:
+                seen += k
+                if index < seen:
+                    return n
+            return values[-1][0]
+
+        return (nth((total - 1) // 2) + nth(total // 2)) / 2
+
+
+@dataclass
+class LessonSummary:
+    slug: str
+    title: str
+    students: int
+    counts: dict[str, int]
+    attempts_mean: float | None
+
+    @property
+    def share_done(self) -> float:
+        return self.counts["done"] / self.students if self.students else 0.0
+
+
+@dataclass
+class Insight:
+    students: int
+    lessons: list[LessonSummary]
+    lesson: str | None
+    items: list[Item]  # the selected lesson's questions and exercises, in lesson order
+    hardest: list[Item]  # across every lesson of the grid
+
+
+def _summaries(grid: Grid) -> list[LessonSummary]:
+    result = []
+    for lesson in grid.lessons:
+        cells = [grid.cell(s.id, lesson.slug) for s in grid.students]
+        counts: Counter[str] = Counter(c.state for c in cells)
+        began = [c.attempts for c in cells if c.attempts]
+        result.append(
+            LessonSummary(
+                slug=lesson.slug,
+                title=lesson.title,
+                students=len(cells),
+                counts={state: counts.get(state, 0) for state in STATE_ORDER},
+                attempts_mean=fmean(began) if began else None,
+            )
+        )
+    return result
+
+
+STATE_ORDER = ("done", "in_progress", "late", "not_started")
+
+
+def _histogram(numbered: Any, success: Any) -> Any:
+    """Per item, how many students first succeeded at their n-th attempt: rows of (item, n,
+    students), n NULL for the students who tried and never succeeded."""
+    first = (
+        select(numbered.c.item, func.min(case((success, numbered.c.n))).label("n"))
+        .group_by(numbered.c.item, numbered.c.user_id)
+        .subquery()
+    )
+    return select(first.c.item, first.c.n, func.count()).group_by(first.c.item, first.c.n)
+
+
+def _count_histogram(items: dict[str, Item], rows: Any) -> None:
+    for ident, n, students in rows:
+        item = items[ident]
+        item.students_tried += int(students)
+        if n is not None:
+            item.students_right += int(students)
+            item.attempts_histogram[int(n)] = int(students)
+
+
+async def _question_items(
+    session: AsyncSession, class_id: int, slugs: list[str]
+) -> dict[str, Item]:
+    members = active_members(class_id)
+    rows = await session.execute(
+        select(Question.id, Question.lesson_slug, Question.kind, Question.prompt_html)
+        .where(~Question.retired, Question.lesson_slug.in_(slugs))
+        .order_by(Question.lesson_slug, Question.position)
+    )
+    items = {
+        qid: Item(qid, kind, slug, plain(prompt), index)
+        for index, (qid, slug, kind, prompt) in enumerate(rows)
+    }
+    if not items:
+        return items
+    # Attempts to success: per (student, question) the number of the first right answer,
+    # counted in one pass with a window function (no self-join).
+    numbered = (
+        select(
+            QuestionAttempt.question_id.label("item"),
+            QuestionAttempt.user_id.label("user_id"),
+            QuestionAttempt.correct.label("ok"),
+            func.row_number()
+            .over(
+                partition_by=(QuestionAttempt.user_id, QuestionAttempt.question_id),
+                order_by=QuestionAttempt.id,
+            )
+            .label("n"),
+        )
+        .where(QuestionAttempt.user_id.in_(members))
+        .where(QuestionAttempt.question_id.in_(list(items)))
+        .subquery()
+    )
+    histogram = await session.execute(_histogram(numbered, numbered.c.ok))
+    _count_histogram(items, histogram)
+    return items
+
+
+async def _exercise_items(
+    session: AsyncSession, class_id: int, slugs: list[str]
+) -> dict[str, Item]:
+    members = active_members(class_id)
+    rows = await session.execute(
+        select(Exercise.id, Exercise.lesson_slug, Exercise.title)
+        .where(~Exercise.retired, Exercise.lesson_slug.in_(slugs))
+        .order_by(Exercise.lesson_slug, Exercise.position)
+    )
+    items = {
+        eid: Item(eid, "exercise", slug, title, 1000 + index)
+        for index, (eid, slug, title) in enumerate(rows)
+    }
+    if not items:
+        return items
+    graded = and_(
+        Submission.user_id.in_(members),
+        Submission.exercise_id.in_(list(items)),
+        Submission.mode == "grade",
+        Submission.status == "done",
+    )
+    numbered = (
+        select(
+            Submission.exercise_id.label("item"),
+            Submission.user_id.label("user_id"),
+            Submission.verdict.label("verdict"),
+            func.row_number()
+            .over(
+                partition_by=(Submission.user_id, Submission.exercise_id),
+                order_by=Submission.id,
+            )
+            .label("n"),
+        )
+        .where(graded)
+        .subquery()
+    )
+    histogram = await session.execute(_histogram(numbered, numbered.c.verdict == "passed"))
+    _count_histogram(items, histogram)
+    return items
+
+
+async def _wrong_answers(
+    session: AsyncSession, class_id: int, items: dict[str, Item], public: dict[str, Any]
+) -> None:
+    """The most common wrong answers per question, by students who gave them (top 5)."""
+    if not public:
+        return
+    answer = cast(QuestionAttempt.answer, Text)
+    grouped = (
+        select(
+            QuestionAttempt.question_id.label("qid"),
+            answer.label("answer"),
+            func.count(distinct(QuestionAttempt.user_id)).label("students"),
+        )
+        .where(QuestionAttempt.user_id.in_(active_members(class_id)))
+        .where(QuestionAttempt.question_id.in_(list(public)), ~QuestionAttempt.correct)
+        .group_by(QuestionAttempt.question_id, answer)
+        .subquery()
+    )
+    ranked = select(
+        grouped.c.qid,
+        grouped.c.answer,
+        grouped.c.students,
+        func.row_number()
+        .over(
+            partition_by=grouped.c.qid,
+            order_by=(grouped.c.students.desc(), grouped.c.answer),
+        )
+        .label("rank"),
+    ).subquery()
+    rows = await session.execute(
+        select(ranked.c.qid, ranked.c.answer, ranked.c.students)
+        .where(ranked.c.rank <= TOP)
+        .order_by(ranked.c.qid, ranked.c.rank)
+    )
+    for qid, text, students in rows:
+        item = items[qid]
+        try:
+            value = json.loads(text)
+        except (TypeError, ValueError):
+            value = text
+        label = "; ".join(describe(item.kind, public[qid], value).lines)
+        item.wrong.append(Count(label, int(students)))
+
+
+async def _code_failures(session: AsyncSession, class_id: int, items: dict[str, Item]) -> None:
+    """Verdicts, wrong outputs and error types per exercise, by students (top 5 each)."""
+    if not items:
+        return
+    rows = await session.execute(
+        select(Submission.user_id, Submission.exercise_id, Submission.verdict, Submission.runs)
+        .where(Submission.user_id.in_(active_members(class_id)))
+        .where(Submission.exercise_id.in_(list(items)))
+        .where(Submission.mode == "grade", Submission.status == "done")
+    )
+    verdicts: dict[str, dict[str, set[int]]] = defaultdict(lambda: defaultdict(set))
+    outputs: dict[str, dict[str, set[int]]] = defaultdict(lambda: defaultdict(set))
+    errors: dict[str, dict[str, set[int]]] = defaultdict(lambda: defaultdict(set))
+    for user_id, exercise_id, verdict, runs in rows:
+        verdicts[exercise_id][verdict or "unknown"].add(user_id)
+        if verdict == "passed":
+            continue
+        for run in runs or []:
+            failure = failure_label(run) if isinstance(run, dict) else None
+            if failure is None:
+                continue
+            kind, label = failure
+            (outputs if kind == "output" else errors)[exercise_id][label].add(user_id)
+
+    def top(groups: dict[str, set[int]]) -> list[Count]:
+        ranked = sorted(groups.items(), key=lambda kv: (-len(kv[1]), kv[0]))
+        return [Count(label, len(ids)) for label, ids in ranked[:TOP]]
+
+    for eid, item in items.items():
+        item.verdicts = [
+            Count(verdict.replace("_", " "), len(ids))
+            for verdict, ids in sorted(verdicts[eid].items(), key=lambda kv: -len(kv[1]))
+        ]
+        item.wrong = top(outputs[eid])
+        item.errors = top(errors[eid])
+
+
+async def _public_of(session: AsyncSession, ids: list[str]) -> dict[str, Any]:
+    rows = await session.execute(select(Question.id, Question.public).where(Question.id.in_(ids)))
+    return {qid: public for qid, public in rows}
+
+
+def _shares(items: list[Item], students: int) -> None:
+    for item in items:
+        item.share_right = item.students_right / students if students else 0.0
+        for count in (*item.wrong, *item.errors, *item.verdicts):
+            count.share = count.students / students if students else 0.0
+
+
+async def build_insight(
+    *, session: AsyncSession, class_id: int, grid: Grid, lesson: str | None
+) -> Insight:
+    """Per-lesson summaries and the hardest items for the whole grid; wrong answers, outputs
+    and error types for one lesson (`lesson`, default the grid's first)."""
+    students = len(grid.students)
+    slugs = [g.slug for g in grid.lessons]
+    selected = lesson if lesson in slugs else (slugs[0] if slugs else None)
+    if not slugs:
+        return Insight(students, [], None, [], [])
+    questions = await _question_items(session, class_id, slugs)
+    exercises = await _exercise_items(session, class_id, slugs)
+    chosen_questions = {k: v for k, v in questions.items() if v.lesson_slug == selected}
+    chosen_exercises = {k: v for k, v in exercises.items() if v.lesson_slug == selected}
+    if students:
+        public = await _public_of(session, list(chosen_questions))
+        await _wrong_answers(session, class_id, chosen_questions, public)
+        await _code_failures(session, class_id, chosen_exercises)
+    every = [*questions.values(), *exercises.values()]
+    _shares(every, students)
+    hardest = sorted(
+        (item for item in every if item.students_tried),
+        key=lambda item: (item.share_right_of_tried, -item.students_tried, item.id),
+    )[:10]
+    return Insight(
+        students=students,
+        lessons=_summaries(grid),
+        lesson=selected,
+        items=[*chosen_questions.values(), *chosen_exercises.values()],
+        hardest=hardest,
+    )

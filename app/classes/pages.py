@@ -1,0 +1,506 @@
+"""Class pages for teachers (and joining for students), server-rendered, working without
+JavaScript: every change is a plain form POST that redirects (303) back to a page."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+from urllib.parse import quote, urlencode
+
+from fastapi import APIRouter, Form, HTTPException, Query, Request, status
+from fastapi.responses import RedirectResponse, Response
+from pydantic import TypeAdapter, ValidationError
+
+from app.auth.dependencies import OptionalUser
+from app.classes import service
+from app.classes.access import (
+    ClassId,
+    LessonSlug,
+    StudentId,
+    class_student,
+    own_class,
+    require_student,
+    require_teacher,
+)
+from app.classes.drilldown import lesson_events
+from app.classes.grid import (
+    STATE_LABELS,
+    STATE_SYMBOLS,
+    build_grid,
+    lesson_columns,
+    state_of,
+    student_cells,
+    view_grid,
+)
+from app.classes.home import student_home
+from app.classes.insight import build_insight
+from app.classes.schemas import ClassName, InvalidDueDate, parse_due
+from app.db import SessionDep
+from app.errors import not_found
+from app.models import Classroom, User, utcnow
+from app.templating import render
+
+router = APIRouter(include_in_schema=False)
+PER_PAGE = 100
+_NAME: TypeAdapter[str] = TypeAdapter(ClassName)
+NAME_RULE = "Give the class a name of 1 to 100 characters."
+
+
+def _redirect(target: str) -> RedirectResponse:
+    return RedirectResponse(target, status_code=status.HTTP_303_SEE_OTHER)
+
+
+def _to_login(request: Request, target: str | None = None) -> RedirectResponse:
+    path = target or request.url.path
+    if target is None and request.url.query:
+        path += "?" + request.url.query
+    return _redirect(f"/login?next={quote(path, safe='/')}")
+
+
+def _flash(request: Request, message: str, kind: str = "success") -> None:
+    request.session["class_flash"] = {"kind": kind, "message": message}
+
+
+def _valid_name(name: str) -> str | None:
+    try:
+        return _NAME.validate_python(name)
+    except ValidationError:
+        return None
+
+
+def _state_context() -> dict[str, Any]:
+    return {"state_labels": STATE_LABELS, "state_symbols": STATE_SYMBOLS}
+
+
+def _join_url(request: Request, code: str) -> str:
+    return f"{str(request.base_url).rstrip('/')}/join/{code}"
+
+
+# --- the list of classes, creating one, joining one -------------------------------------
+
+
+async def _classes_page(
+    request: Request,
+    session: SessionDep,
+    user: User,
+    *,
+    errors: dict[str, str] | None = None,
+    values: dict[str, str] | None = None,
+    status_code: int = 200,
+) -> Response:
+    context: dict[str, Any] = {
+        "errors": errors or {},
+        "values": values or {},
+        "flash": request.session.pop("class_flash", None),
+        "now": utcnow(),
+        **_state_context(),
+    }
+    if user.role == "teacher":
+        context["teaching"] = await service.teacher_classes(session=session, teacher_id=user.id)
+    else:
+        context["classes"] = await student_home(session=session, user=user)
+    return render(request, "classes/index.html", context, status_code=status_code)
+
+
+@router.get("/classes")
+async def classes_page(request: Request, session: SessionDep, user: OptionalUser) -> Response:
+    if user is None:
+        return _to_login(request)
+    return await _classes_page(request, session, user)
+
+
+@router.post("/classes")
+async def create_class_form(
+    request: Request,
+    session: SessionDep,
+    user: OptionalUser,
+    name: Annotated[str, Form(max_length=1000)] = "",
+) -> Response:
+    if user is None:
+        return _to_login(request, "/classes")
+    require_teacher(user)
+    valid = _valid_name(name)
+    if valid is None:
+        return await _classes_page(
+            request,
+            session,
+            user,
+            errors={"name": NAME_RULE},
+            values={"name": name},
+            status_code=status.HTTP_422_UNPROCESSABLE_CONTENT,
+        )
+    classroom = await service.create_class(session=session, teacher_id=user.id, name=valid)
+    _flash(request, f"Class “{classroom.name}” created. Share its join code with your students.")
+    return _redirect(f"/classes/{classroom.id}")
+
+
+async def _join_or_explain(
+    request: Request, session: SessionDep, user: User, code: str
+) -> Response:
+    require_student(user)
+    try:
+        classroom = await service.join(session=session, student_id=user.id, code=code)
+    except service.JoinRefused as exc:
+        return render(
+            request,
+            "classes/join.html",
+            {"code": code, "error": exc.message, "classroom": None},
+            status_code=exc.status_code,
+        )
+    _flash(request, f"You are in “{classroom.name}”. Its assignments are below.")
+    return _redirect("/#assignments")
+
+
+@router.post("/join")
+async def join_form(
+    request: Request,
+    session: SessionDep,
+    user: OptionalUser,
+    join_code: Annotated[str, Form(max_length=64)] = "",
+) -> Response:
+    if user is None:
+        return _to_login(request, "/classes")
+    return await _join_or_explain(request, session, user, join_code)
+
+
+@router.get("/join/{code}")
+async def join_page(
+    code: LessonSlug, request: Request, session: SessionDep, user: OptionalUser
+) -> Response:
+    """The join link: asks the student to confirm (a GET never changes anything)."""
+    if user is None:
+        return _to_login(request)
+    require_student(user)
+    classroom = await service.class_for_code(session=session, code=code)
+    if classroom is None:
+        raise HTTPException(status.HTTP_404_NOT_FOUND, service.UNKNOWN_CODE)
+    already = await service.member(session=session, class_id=classroom.id, student_id=user.id)
+    if classroom.archived and already is None:
+        raise HTTPException(status.HTTP_409_CONFLICT, service.ARCHIVED_CLASS)
+    return render(
+        request,
+        "classes/join.html",
+        {"code": classroom.join_code, "classroom": classroom, "already": already is not None},
+    )
+
+
+@router.post("/join/{code}")
+async def join_link(
+    code: LessonSlug, request: Request, session: SessionDep, user: OptionalUser
+) -> Response:
+    if user is None:
+        return _to_login(request, f"/join/{quote(code)}")
+    return await _join_or_explain(request, session, user, code)
+
+
+# --- one class: settings, roster, assignments -------------------------------------------
+
+
+async def _teacher_class(
+    request: Request, session: SessionDep, user: User | None, class_id: int
+) -> Classroom | Response:
+    if user is None:
+        return _to_login(request)
+    require_teacher(user)
+    return await own_class(session=session, teacher=user, class_id=class_id)
+
+
+async def _class_page(
+    request: Request,
+    session: SessionDep,
+    classroom: Classroom,
+    *,
+    errors: dict[str, str] | None = None,
+    values: dict[str, str] | None = None,
+    status_code: int = 200,
+) -> Response:
+    assigned = await service.assignments(session=session, class_id=classroom.id)
+    taken = {a.lesson_slug for a in assigned}
+    lessons = await service.live_lessons(session=session)
+    return render(
+        request,
+        "classes/class.html",
+        {
+            "classroom": classroom,
+            "join_url": _join_url(request, classroom.join_code),
+            "roster": await service.roster(session=session, class_id=classroom.id),
+            "assignments": assigned,
+            "unassigned": [lesson for lesson in lessons if lesson.slug not in taken],
+            "errors": errors or {},
+            "values": values or {},
+            "flash": request.session.pop("class_flash", None),
+            "now": utcnow(),
+        },
+        status_code=status_code,
+    )
+
+
+@router.get("/classes/{class_id}")
+async def class_page(
+    class_id: ClassId, request: Request, session: SessionDep, user: OptionalUser
+) -> Response:
+    classroom = await _teacher_class(request, session, user, class_id)
+    if isinstance(classroom, Response):
+        return classroom
+    return await _class_page(request, session, classroom)
+
+
+@router.post("/classes/{class_id}/rename")
+async def rename_form(
+    class_id: ClassId,
+    request: Request,
+    session: SessionDep,
+    user: OptionalUser,
+    name: Annotated[str, Form(max_length=1000)] = "",
+) -> Response:
+    classroom = await _teacher_class(request, session, user, class_id)
+    if isinstance(classroom, Response):
+        return classroom
+    valid = _valid_name(name)
+    if valid is None:
+        return await _class_page(
+            request,
+            session,
+            classroom,
+            errors={"name": NAME_RULE},
+            values={"name": name},
+            status_code=status.HTTP_422_UNPROCESSABLE_CONTENT,
+        )
+    await service.rename(session=session, classroom=classroom, name=valid)
+    _flash(request, "Class renamed.")
+    return _redirect(f"/classes/{class_id}")
+
+
+@router.post("/classes/{class_id}/archive")
+async def archive_form(
+    class_id: ClassId,
+    request: Request,
+    session: SessionDep,
+    user: OptionalUser,
+    archived: Annotated[str, Form(max_length=5)] = "1",
+) -> Response:
+    classroom = await _teacher_class(request, session, user, class_id)
+    if isinstance(classroom, Response):
+        return classroom
+    archive = archived not in ("0", "false", "")
+    await service.set_archived(session=session, classroom=classroom, archived=archive)
+    _flash(
+        request,
+        "Class archived: nobody can join it now; its progress stays readable."
+        if archive
+        else "Class brought back: students can join it again.",
+    )
+    return _redirect(f"/classes/{class_id}")
+
+
+@router.post("/classes/{class_id}/join-code")
+async def regenerate_form(
+    class_id: ClassId, request: Request, session: SessionDep, user: OptionalUser
+) -> Response:
+    classroom = await _teacher_class(request, session, user, class_id)
+    if isinstance(classroom, Response):
+        return classroom
+    await service.regenerate_code(session=session, classroom=classroom)
+    _flash(request, f"New join code {classroom.join_code}; the old code no longer works.")
+    return _redirect(f"/classes/{class_id}")
+
+
+@router.post("/classes/{class_id}/students/{student_id}/remove")
+async def remove_form(
+    class_id: ClassId,
+    student_id: StudentId,
+    request: Request,
+    session: SessionDep,
+    user: OptionalUser,
+) -> Response:
+    classroom = await _teacher_class(request, session, user, class_id)
+    if isinstance(classroom, Response):
+        return classroom
+    student = await class_student(session=session, class_id=class_id, student_id=student_id)
+    await service.remove_student(session=session, class_id=class_id, student_id=student_id)
+    _flash(
+        request,
+        f"{student.username} is no longer in this class. Their work is kept; "
+        "they can join again with the code.",
+    )
+    return _redirect(f"/classes/{class_id}#roster")
+
+
+@router.post("/classes/{class_id}/assignments")
+async def assign_form(
+    class_id: ClassId,
+    request: Request,
+    session: SessionDep,
+    user: OptionalUser,
+    lesson_slug: Annotated[str, Form(max_length=64)] = "",
+    due_date: Annotated[str, Form(max_length=64)] = "",
+) -> Response:
+    classroom = await _teacher_class(request, session, user, class_id)
+    if isinstance(classroom, Response):
+        return classroom
+    errors: dict[str, str] = {}
+    due = None
+    try:
+        due = parse_due(due_date)
+    except InvalidDueDate as exc:
+        errors["due_date"] = str(exc)
+    if not errors:
+        row = await service.set_assignment(
+            session=session, class_id=class_id, lesson_slug=lesson_slug, due_at=due
+        )
+        if row is not None:
+            _flash(request, f"“{row.title}” assigned.")
+            return _redirect(f"/classes/{class_id}#assignments")
+        errors["lesson_slug"] = "Choose one of the lessons in the list."
+    return await _class_page(
+        request,
+        session,
+        classroom,
+        errors=errors,
+        values={"lesson_slug": lesson_slug, "due_date": due_date},
+        status_code=status.HTTP_422_UNPROCESSABLE_CONTENT,
+    )
+
+
+@router.post("/classes/{class_id}/assignments/{lesson_slug}/remove")
+async def unassign_form(
+    class_id: ClassId,
+    lesson_slug: LessonSlug,
+    request: Request,
+    session: SessionDep,
+    user: OptionalUser,
+) -> Response:
+    classroom = await _teacher_class(request, session, user, class_id)
+    if isinstance(classroom, Response):
+        return classroom
+    if not await service.remove_assignment(
+        session=session, class_id=class_id, lesson_slug=lesson_slug
+    ):
+        raise not_found("Assignment")
+    _flash(request, "Assignment removed; the students' work on it is kept.")
+    return _redirect(f"/classes/{class_id}#assignments")
+
+
+# --- progress grid, drill-down, insight -------------------------------------------------
+
+
+def _link_maker(path: str, params: dict[str, Any]) -> Any:
+    def link(**changes: Any) -> str:
+        merged = {k: v for k, v in (params | changes).items() if v not in (None, "", [])}
+        query = urlencode(merged, doseq=True)
+        return f"{path}?{query}" if query else path
+
+    return link
+
+
+@router.get("/classes/{class_id}/progress")
+async def grid_page(
+    class_id: ClassId,
+    request: Request,
+    session: SessionDep,
+    user: OptionalUser,
+    q: Annotated[str, Query(max_length=64)] = "",
+    state: Annotated[str, Query(max_length=20)] = "",
+    lesson: Annotated[list[str] | None, Query()] = None,
+    sort: Annotated[str, Query(max_length=80)] = "student",
+    order: Annotated[str, Query(max_length=4)] = "asc",
+    page: Annotated[int, Query(ge=1, le=100_000)] = 1,
+) -> Response:
+    """Filtered, sorted and paged on the server, through query parameters: `q` (part of a
+    username), `state`, `lesson` (repeatable), `sort` (student, progress, activity or
+    lesson:<slug>), `order` (asc or desc), `page`."""
+    classroom = await _teacher_class(request, session, user, class_id)
+    if isinstance(classroom, Response):
+        return classroom
+    grid = await build_grid(session=session, class_id=class_id)
+    chosen = [slug for slug in (lesson or [])[:200] if len(slug) <= 64]
+    view = view_grid(
+        grid,
+        search=q,
+        state=state,
+        lessons=chosen,
+        sort=sort,
+        descending=order == "desc",
+        page=page,
+        per_page=PER_PAGE,
+    )
+    params = {"q": q, "state": state, "lesson": chosen, "sort": sort, "order": order}
+    return render(
+        request,
+        "classes/grid.html",
+        {
+            "classroom": classroom,
+            "grid": grid,
+            "view": view,
+            "params": params,
+            "link": _link_maker(request.url.path, params),
+            "now": utcnow(),
+            **_state_context(),
+        },
+    )
+
+
+@router.get("/classes/{class_id}/students/{student_id}/lessons/{lesson_slug}")
+async def drill_down_page(
+    class_id: ClassId,
+    student_id: StudentId,
+    lesson_slug: LessonSlug,
+    request: Request,
+    session: SessionDep,
+    user: OptionalUser,
+) -> Response:
+    classroom = await _teacher_class(request, session, user, class_id)
+    if isinstance(classroom, Response):
+        return classroom
+    student = await class_student(session=session, class_id=class_id, student_id=student_id)
+    lesson = await service.live_lesson(session=session, slug=lesson_slug)
+    if lesson is None:
+        raise not_found("Lesson")
+    assigned = await service.assignments(session=session, class_id=class_id)
+    due = {a.lesson_slug: a.due_at for a in assigned}.get(lesson.slug)
+    cell = (await student_cells(session=session, student_id=student.id, slugs=[lesson.slug]))[
+        lesson.slug
+    ]
+    cell.state = state_of(cell, due, utcnow())
+    lessons, _ = await lesson_columns(session=session, class_id=class_id)
+    return render(
+        request,
+        "classes/drilldown.html",
+        {
+            "classroom": classroom,
+            "student": student,
+            "lesson": lesson,
+            "due_at": due,
+            "cell": cell,
+            "events": await lesson_events(
+                session=session, student_id=student.id, lesson_slug=lesson.slug
+            ),
+            "lessons": lessons,
+            **_state_context(),
+        },
+    )
+
+
+@router.get("/classes/{class_id}/insight")
+async def insight_page(
+    class_id: ClassId,
+    request: Request,
+    session: SessionDep,
+    user: OptionalUser,
+    lesson: Annotated[str | None, Query(max_length=64)] = None,
+) -> Response:
+    classroom = await _teacher_class(request, session, user, class_id)
+    if isinstance(classroom, Response):
+        return classroom
+    grid = await build_grid(session=session, class_id=class_id)
+    result = await build_insight(session=session, class_id=class_id, grid=grid, lesson=lesson)
+    return render(
+        request,
+        "classes/insight.html",
+        {
+            "classroom": classroom,
+            "grid": grid,
+            "insight": result,
+            "selected": next((g for g in grid.lessons if g.slug == result.lesson), None),
+            **_state_context(),
+        },
+    )

@@ -1,0 +1,383 @@
+"""The classes part of the JSON API. Thin: the rules are in service, grid and insight."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from fastapi import APIRouter, HTTPException, Query, Request, status
+from fastapi.responses import Response
+from sqlalchemy import select
+
+from app.auth.dependencies import Teacher
+from app.classes import service
+from app.classes.access import (
+    ClassId,
+    LessonSlug,
+    Student,
+    StudentId,
+    class_student,
+    own_class,
+)
+from app.classes.drilldown import AnswerEvent as AnswerRow
+from app.classes.drilldown import lesson_events
+from app.classes.export import grid_csv
+from app.classes.grid import GridLesson, build_grid, state_of, student_cells
+from app.classes.insight import Item, build_insight
+from app.classes.schemas import (
+    AnswerEvent,
+    AssignmentIn,
+    AssignmentOut,
+    CellOut,
+    ClassDetailOut,
+    ClassIn,
+    ClassOut,
+    ClassPatch,
+    Count,
+    DrillDownOut,
+    InsightOut,
+    ItemInsight,
+    JoinedOut,
+    JoinIn,
+    LessonColumn,
+    LessonInsight,
+    ProgressOut,
+    RosterEntry,
+    StudentAssignmentOut,
+    StudentClassOut,
+    StudentRef,
+    SubmissionEvent,
+)
+from app.db import SessionDep
+from app.errors import not_found
+from app.models import Classroom, Exercise, Submission, utcnow
+from app.submissions.router import submission_out
+from app.submissions.schemas import SubmissionOut
+
+router = APIRouter(tags=["classes"])
+
+
+def join_url(request: Request, code: str) -> str:
+    return f"{str(request.base_url).rstrip('/')}/join/{code}"
+
+
+def class_out(request: Request, classroom: Classroom, students: int) -> ClassOut:
+    return ClassOut(
+        id=classroom.id,
+        name=classroom.name,
+        join_code=classroom.join_code,
+        join_url=join_url(request, classroom.join_code),
+        archived=classroom.archived,
+        created_at=classroom.created_at,
+        student_count=students,
+    )
+
+
+@router.post("/api/classes", status_code=status.HTTP_201_CREATED)
+async def create_class(
+    body: ClassIn, request: Request, teacher: Teacher, session: SessionDep
+) -> ClassOut:
+    classroom = await service.create_class(session=session, teacher_id=teacher.id, name=body.name)
+    return class_out(request, classroom, 0)
+
+
+@router.get("/api/classes")
+async def list_classes(request: Request, teacher: Teacher, session: SessionDep) -> list[ClassOut]:
+    """The caller's classes, active first, newest first."""
+    return [
+        class_out(request, summary.classroom, summary.students)
+        for summary in await service.teacher_classes(session=session, teacher_id=teacher.id)
+    ]
+
+
+@router.post("/api/classes/join")
+async def join_class(body: JoinIn, student: Student, session: SessionDep) -> JoinedOut:
+    """Join with a code. Joining again changes nothing (200, the same class)."""
+    try:
+        classroom = await service.join(session=session, student_id=student.id, code=body.join_code)
+    except service.JoinRefused as exc:
+        raise HTTPException(exc.status_code, exc.message) from None
+    return JoinedOut(id=classroom.id, name=classroom.name)
+
+
+@router.get("/api/classes/joined")
+async def joined_classes(student: Student, session: SessionDep) -> list[StudentClassOut]:
+    """The caller's classes (archived ones left out) with their assignments and state."""
+    classes = await service.student_classes(session=session, student_id=student.id)
+    cells = await student_cells(
+        session=session,
+        student_id=student.id,
+        slugs=[a.lesson_slug for c in classes for a in c.assignments],
+    )
+    now = utcnow()
+    return [
+        StudentClassOut(
+            id=c.id,
+            name=c.name,
+            teacher=c.teacher,
+            assignments=[
+                StudentAssignmentOut(
+                    lesson_slug=a.lesson_slug,
+                    title=a.title,
+                    due_at=a.due_at,
+                    state=state_of(cells[a.lesson_slug], a.due_at, now),
+                )
+                for a in c.assignments
+            ],
+        )
+        for c in classes
+    ]
+
+
+@router.get("/api/classes/{class_id}")
+async def get_class(
+    class_id: ClassId, request: Request, teacher: Teacher, session: SessionDep
+) -> ClassDetailOut:
+    classroom = await own_class(session=session, teacher=teacher, class_id=class_id)
+    roster = await service.roster(session=session, class_id=class_id)
+    assigned = await service.assignments(session=session, class_id=class_id)
+    return ClassDetailOut(
+        **class_out(request, classroom, len(roster)).model_dump(),
+        students=[RosterEntry(id=r.id, username=r.username, joined_at=r.joined_at) for r in roster],
+        assignments=[
+            AssignmentOut(lesson_slug=a.lesson_slug, title=a.title, due_at=a.due_at)
+            for a in assigned
+        ],
+    )
+
+
+@router.patch("/api/classes/{class_id}")
+async def update_class(
+    class_id: ClassId,
+    body: ClassPatch,
+    request: Request,
+    teacher: Teacher,
+    session: SessionDep,
+) -> ClassOut:
+    """Rename (`name`), archive or bring back (`archived`)."""
+    classroom = await own_class(session=session, teacher=teacher, class_id=class_id)
+    if body.name is not None:
+        await service.rename(session=session, classroom=classroom, name=body.name)
+    if body.archived is not None:
+        await service.set_archived(session=session, classroom=classroom, archived=body.archived)
+    count = await service.student_count(session=session, class_id=class_id)
+    return class_out(request, classroom, count)
+
+
+@router.post("/api/classes/{class_id}/join-code")
+async def regenerate_join_code(
+    class_id: ClassId, request: Request, teacher: Teacher, session: SessionDep
+) -> ClassOut:
+    """A new join code (and link); the old one stops working."""
+    classroom = await own_class(session=session, teacher=teacher, class_id=class_id)
+    await service.regenerate_code(session=session, classroom=classroom)
+    count = await service.student_count(session=session, class_id=class_id)
+    return class_out(request, classroom, count)
+
+
+@router.delete(
+    "/api/classes/{class_id}/students/{student_id}", status_code=status.HTTP_204_NO_CONTENT
+)
+async def remove_student(
+    class_id: ClassId, student_id: StudentId, teacher: Teacher, session: SessionDep
+) -> Response:
+    """Take a student off the roster. Their answers and submissions are kept; they may
+    join again with the code."""
+    await own_class(session=session, teacher=teacher, class_id=class_id)
+    if not await service.remove_student(session=session, class_id=class_id, student_id=student_id):
+        raise not_found("Student")
+    return Response(status_code=status.HTTP_204_NO_CONTENT)
+
+
+@router.get("/api/classes/{class_id}/assignments")
+async def list_assignments(
+    class_id: ClassId, teacher: Teacher, session: SessionDep
+) -> list[AssignmentOut]:
+    await own_class(session=session, teacher=teacher, class_id=class_id)
+    return [
+        AssignmentOut(lesson_slug=a.lesson_slug, title=a.title, due_at=a.due_at)
+        for a in await service.assignments(session=session, class_id=class_id)
+    ]
+
+
+@router.put("/api/classes/{class_id}/assignments/{lesson_slug}")
+async def assign_lesson(
+    class_id: ClassId,
+    lesson_slug: LessonSlug,
+    teacher: Teacher,
+    session: SessionDep,
+    body: AssignmentIn | None = None,
+) -> AssignmentOut:
+    """Assign a lesson, or change its due date (`null` or no body: none)."""
+    await own_class(session=session, teacher=teacher, class_id=class_id)
+    row = await service.set_assignment(
+        session=session,
+        class_id=class_id,
+        lesson_slug=lesson_slug,
+        due_at=body.due_at if body else None,
+    )
+    if row is None:
+        raise not_found("Lesson")
+    return AssignmentOut(lesson_slug=row.lesson_slug, title=row.title, due_at=row.due_at)
+
+
+@router.delete(
+    "/api/classes/{class_id}/assignments/{lesson_slug}", status_code=status.HTTP_204_NO_CONTENT
+)
+async def unassign_lesson(
+    class_id: ClassId, lesson_slug: LessonSlug, teacher: Teacher, session: SessionDep
+) -> Response:
+    await own_class(session=session, teacher=teacher, class_id=class_id)
+    if not await service.remove_assignment(
+        session=session, class_id=class_id, lesson_slug=lesson_slug
+    ):
+        raise not_found("Assignment")
+    return Response(status_code=status.HTTP_204_NO_CONTENT)
+
+
+def lesson_column(lesson: GridLesson) -> LessonColumn:
+    return LessonColumn(slug=lesson.slug, title=lesson.title, due_at=lesson.due_at)
+
+
+@router.get("/api/classes/{class_id}/progress")
+async def progress(class_id: ClassId, teacher: Teacher, session: SessionDep) -> ProgressOut:
+    """Students by lessons: the class's assigned lessons, or every lesson while none is."""
+    await own_class(session=session, teacher=teacher, class_id=class_id)
+    grid = await build_grid(session=session, class_id=class_id)
+    return ProgressOut(
+        students=[StudentRef(id=s.id, username=s.username) for s in grid.students],
+        lessons=[lesson_column(lesson) for lesson in grid.lessons],
+        cells=[
+            CellOut.model_validate(grid.cell(s.id, lesson.slug), from_attributes=True)
+            for s in grid.students
+            for lesson in grid.lessons
+        ],
+    )
+
+
+@router.get(
+    "/api/classes/{class_id}/progress.csv",
+    response_class=Response,
+    responses={200: {"content": {"text/csv": {}}, "description": "The grid, one row a cell."}},
+)
+async def progress_csv(class_id: ClassId, teacher: Teacher, session: SessionDep) -> Response:
+    await own_class(session=session, teacher=teacher, class_id=class_id)
+    grid = await build_grid(session=session, class_id=class_id)
+    return Response(
+        grid_csv(grid),
+        media_type="text/csv; charset=utf-8",
+        headers={"Content-Disposition": f'attachment; filename="class-{class_id}-progress.csv"'},
+    )
+
+
+@router.get("/api/classes/{class_id}/students/{student_id}/submissions")
+async def student_submissions(
+    class_id: ClassId,
+    student_id: StudentId,
+    teacher: Teacher,
+    session: SessionDep,
+    lesson: Annotated[str | None, Query(max_length=64)] = None,
+) -> list[SubmissionOut]:
+    """Every submission of a student of the class, newest first, with its code."""
+    await own_class(session=session, teacher=teacher, class_id=class_id)
+    await class_student(session=session, class_id=class_id, student_id=student_id)
+    query = select(Submission).where(Submission.user_id == student_id)
+    if lesson:
+        query = query.join(Exercise, Exercise.id == Submission.exercise_id).where(
+            Exercise.lesson_slug == lesson
+        )
+    rows = await session.scalars(query.order_by(Submission.id.desc()))
+    return [submission_out(s, with_code=True) for s in rows]
+
+
+@router.get("/api/classes/{class_id}/students/{student_id}/lessons/{lesson_slug}")
+async def drill_down(
+    class_id: ClassId,
+    student_id: StudentId,
+    lesson_slug: LessonSlug,
+    teacher: Teacher,
+    session: SessionDep,
+) -> DrillDownOut:
+    """One student's answers and submissions on one lesson, oldest first."""
+    await own_class(session=session, teacher=teacher, class_id=class_id)
+    student = await class_student(session=session, class_id=class_id, student_id=student_id)
+    lesson = await service.live_lesson(session=session, slug=lesson_slug)
+    if lesson is None:
+        raise not_found("Lesson")
+    due = {
+        a.lesson_slug: a.due_at
+        for a in await service.assignments(session=session, class_id=class_id)
+    }
+    column = GridLesson(lesson.slug, lesson.title, due.get(lesson.slug))
+    cells = await student_cells(session=session, student_id=student.id, slugs=[lesson.slug])
+    cell = cells[lesson.slug]
+    cell.state = state_of(cell, column.due_at, utcnow())
+    events = await lesson_events(session=session, student_id=student.id, lesson_slug=lesson.slug)
+    return DrillDownOut(
+        student=StudentRef(id=student.id, username=student.username),
+        lesson=lesson_column(column),
+        cell=CellOut.model_validate(cell, from_attributes=True),
+        events=[
+            AnswerEvent(
+                at=e.at,
+                question_id=e.question.id,
+                answer=e.attempt.answer,
+                answer_text=e.view.lines,
+                correct=e.attempt.correct,
+            )
+            if isinstance(e, AnswerRow)
+            else SubmissionEvent(at=e.at, submission=submission_out(e.submission, with_code=True))
+            for e in events
+        ],
+    )
+
+
+def item_out(item: Item, *, details: bool = True) -> ItemInsight:
+    return ItemInsight(
+        id=item.id,
+        kind=item.kind,
+        title=item.title,
+        students_tried=item.students_tried,
+        students_right=item.students_right,
+        share_right=round(item.share_right, 4),
+        attempts_to_success_mean=item.attempts_mean,
+        attempts_to_success_median=item.attempts_median,
+        wrong=[Count(label=c.label, students=c.students) for c in item.wrong] if details else [],
+        errors=[Count(label=c.label, students=c.students) for c in item.errors] if details else [],
+        verdicts=[Count(label=c.label, students=c.students) for c in item.verdicts]
+        if details
+        else [],
+    )
+
+
+@router.get("/api/classes/{class_id}/insight")
+async def insight(
+    class_id: ClassId,
+    teacher: Teacher,
+    session: SessionDep,
+    lesson: Annotated[str | None, Query(max_length=64)] = None,
+) -> InsightOut:
+    """Per lesson, and per question and exercise of one lesson (`lesson`, default the
+    first of the grid): share right, attempts to success, common wrong answers."""
+    await own_class(session=session, teacher=teacher, class_id=class_id)
+    grid = await build_grid(session=session, class_id=class_id)
+    result = await build_insight(session=session, class_id=class_id, grid=grid, lesson=lesson)
+    return InsightOut(
+        students=result.students,
+        lessons=[
+            LessonInsight(
+                slug=s.slug,
+                title=s.title,
+                students=s.students,
+                done=s.counts["done"],
+                in_progress=s.counts["in_progress"],
+                not_started=s.counts["not_started"],
+                late=s.counts["late"],
+                share_done=round(s.share_done, 4),
+                attempts_mean=s.attempts_mean,
+            )
+            for s in result.lessons
+        ],
+        lesson=result.lesson,
+        items=[item_out(item) for item in result.items],
+        hardest=[item_out(item, details=False) for item in result.hardest],
+    )

@@ -1,0 +1,218 @@
+"""The classes part of the JSON API (see the API contract, "Classes (teachers)")."""
+
+from __future__ import annotations
+
+from datetime import UTC, date, datetime, time
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, StringConstraints
+
+from app.submissions.schemas import SubmissionOut
+
+ClassName = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=100)]
+State = Literal["not_started", "in_progress", "done", "late"]
+
+EARLIEST_DUE = datetime(2000, 1, 1, tzinfo=UTC)
+LATEST_DUE = datetime(2100, 1, 1, tzinfo=UTC)
+
+
+class InvalidDueDate(ValueError):
+    pass
+
+
+def parse_due(value: Any) -> datetime | None:
+    """A due date: null/empty for none, a date `YYYY-MM-DD` (due at the end of that day,
+    UTC) or an ISO 8601 date-time with a timezone. Anything else is refused (422)."""
+    if value is None or (isinstance(value, str) and not value.strip()):
+        return None
+    if isinstance(value, datetime):
+        parsed = value
+    elif isinstance(value, date):
+        parsed = datetime.combine(value, time(23, 59, 59), tzinfo=UTC)
+    elif isinstance(value, str):
+        text = value.strip()
+        try:
+            if len(text) == 10:
+                parsed = datetime.combine(date.fromisoformat(text), time(23, 59, 59), tzinfo=UTC)
+            else:
+                parsed = datetime.fromisoformat(text.replace("Z", "+00:00"))
+        except ValueError:
+            raise InvalidDueDate(
+                "Give the due date as YYYY-MM-DD or an ISO 8601 date-time with a timezone."
+            ) from None
+    else:
+        raise InvalidDueDate("The due date must be a string.")
+    if parsed.tzinfo is None:
+        raise InvalidDueDate("Give the due date-time with a timezone, e.g. 2030-05-01T17:00Z.")
+    parsed = parsed.astimezone(UTC)
+    if not EARLIEST_DUE <= parsed < LATEST_DUE:
+        raise InvalidDueDate("The due date must fall between the years 2000 and 2099.")
+    return parsed
+
+
+DueDate = Annotated[datetime | None, BeforeValidator(parse_due)]
+
+
+class ClassIn(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    name: ClassName
+
+
+class ClassPatch(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    name: ClassName | None = None
+    archived: bool | None = None
+
+
+class JoinIn(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    join_code: Annotated[str, StringConstraints(max_length=64)]
+
+
+class JoinedOut(BaseModel):
+    id: int
+    name: str
+
+
+class ClassOut(BaseModel):
+    id: int
+    name: str
+    join_code: str
+    join_url: str = Field(description="The link students open to join (the join code in it).")
+    archived: bool
+    created_at: datetime
+    student_count: int = 0
+
+
+class StudentRef(BaseModel):
+    id: int
+    username: str
+
+
+class RosterEntry(StudentRef):
+    joined_at: datetime
+
+
+class AssignmentIn(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    due_at: DueDate = Field(
+        default=None,
+        description="null, YYYY-MM-DD (end of that day, UTC) or an ISO 8601 date-time "
+        "with a timezone.",
+    )
+
+
+class AssignmentOut(BaseModel):
+    lesson_slug: str
+    title: str
+    due_at: datetime | None
+
+
+class ClassDetailOut(ClassOut):
+    students: list[RosterEntry]
+    assignments: list[AssignmentOut]
+
+
+class StudentAssignmentOut(AssignmentOut):
+    state: State
+
+
+class StudentClassOut(BaseModel):
+    """A class as its student sees it: no join code, the assignments with their state."""
+
+    id: int
+    name: str
+    teacher: str
+    assignments: list[StudentAssignmentOut]
+
+
+class LessonColumn(BaseModel):
+    slug: str
+    title: str
+    due_at: datetime | None = None
+
+
+class CellOut(BaseModel):
+    student_id: int
+    lesson_slug: str
+    questions_correct: int
+    questions_total: int
+    exercises_passed: int
+    exercises_total: int
+    attempts: int
+    last_activity_at: datetime | None
+    state: State
+
+
+class ProgressOut(BaseModel):
+    students: list[StudentRef]
+    lessons: list[LessonColumn]
+    cells: list[CellOut]
+
+
+class AnswerEvent(BaseModel):
+    kind: Literal["answer"] = "answer"
+    at: datetime
+    question_id: str
+    answer: Any
+    answer_text: list[str]
+    correct: bool
+
+
+class SubmissionEvent(BaseModel):
+    kind: Literal["submission"] = "submission"
+    at: datetime
+    submission: SubmissionOut
+
+
+class DrillDownOut(BaseModel):
+    student: StudentRef
+    lesson: LessonColumn
+    cell: CellOut
+    events: list[Annotated[AnswerEvent | SubmissionEvent, Field(discriminator="kind")]]
+
+
+class Count(BaseModel):
+    label: str
+    students: int
+
+
+class ItemInsight(BaseModel):
+    id: str
+    kind: str
+    title: str
+    students_tried: int
+    students_right: int
+    share_right: float = Field(description="Students right at least once / students in class.")
+    attempts_to_success_mean: float | None
+    attempts_to_success_median: float | None
+    wrong: list[Count] = Field(description="Most common wrong answers (or outputs), by students.")
+    errors: list[Count] = Field(default_factory=list, description="Error types (code only).")
+    verdicts: list[Count] = Field(default_factory=list, description="Verdicts (code only).")
+
+
+class LessonInsight(BaseModel):
+    slug: str
+    title: str
+    students: int
+    done: int
+    in_progress: int
+    not_started: int
+    late: int
+    share_done: float
+    attempts_mean: float | None = Field(description="Mean attempts of the students who began.")
+
+
+class InsightOut(BaseModel):
+    students: int
+    lessons: list[LessonInsight]
+    lesson: str | None = Field(description="The lesson the items below belong to.")
+    items: list[ItemInsight]
+    hardest: list[ItemInsight] = Field(
+        description="Across all lessons: the items with the lowest share of students right "
+        "among those who tried (no answer lists)."
+    )

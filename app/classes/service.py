@@ -1,0 +1,324 @@
+"""Classes: creating and running them, joining, the roster and assignments. Never commits.
+
+Access rules live here as lookups that return None for what the caller may not see, so the
+API and the pages answer 404 alike whether the class is someone else's or does not exist.
+"""
+
+from __future__ import annotations
+
+import secrets
+from dataclasses import dataclass
+from datetime import datetime
+
+from sqlalchemy import Select, func, select
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from app.models import ClassAssignment, ClassMember, Classroom, Lesson, User, utcnow
+
+# No 0/O, 1/I/L: a code read aloud or off a projector cannot be mistyped into another.
+JOIN_ALPHABET = "ABCDEFGHJKMNPQRSTUVWXYZ23456789"
+JOIN_CODE_LENGTH = 8
+UNKNOWN_CODE = "No class has that join code."
+ARCHIVED_CLASS = "This class is archived and no longer takes new students; ask your teacher."
+
+
+class JoinRefused(Exception):
+    def __init__(self, status_code: int, message: str) -> None:
+        self.status_code = status_code
+        self.message = message
+        super().__init__(message)
+
+
+def normalize_code(text: str) -> str:
+    """What a student typed, as stored: upper case, without spaces or dashes."""
+    return "".join(ch for ch in text.upper() if ch not in " -\t")
+
+
+def new_join_code() -> str:
+    return "".join(secrets.choice(JOIN_ALPHABET) for _ in range(JOIN_CODE_LENGTH))
+
+
+async def _unused_code(session: AsyncSession) -> str:
+    while True:
+        code = new_join_code()
+        if await session.scalar(select(Classroom.id).where(Classroom.join_code == code)) is None:
+            return code
+
+
+async def _flush_with_fresh_code(session: AsyncSession, classroom: Classroom) -> None:
+    """Flush, choosing another code if a concurrent request took this one meanwhile."""
+    for _ in range(5):
+        classroom.join_code = await _unused_code(session)
+        try:
+            async with session.begin_nested():
+                await session.flush()
+            return
+        except IntegrityError:
+            if classroom not in session:
+                session.add(classroom)
+    raise RuntimeError("could not find an unused join code")
+
+
+async def create_class(*, session: AsyncSession, teacher_id: int, name: str) -> Classroom:
+    classroom = Classroom(teacher_id=teacher_id, name=name, join_code="")
+    session.add(classroom)
+    await _flush_with_fresh_code(session, classroom)
+    return classroom
+
+
+async def regenerate_code(*, session: AsyncSession, classroom: Classroom) -> None:
+    """A new join code; the old one stops working at once."""
+    await _flush_with_fresh_code(session, classroom)
+
+
+async def rename(*, session: AsyncSession, classroom: Classroom, name: str) -> None:
+    classroom.name = name
+    await session.flush()
+
+
+async def set_archived(*, session: AsyncSession, classroom: Classroom, archived: bool) -> None:
+    if archived and classroom.archived_at is None:
+        classroom.archived_at = utcnow()
+    elif not archived:
+        classroom.archived_at = None
+    await session.flush()
+
+
+async def get_teacher_class(
+    *, session: AsyncSession, teacher_id: int, class_id: int
+) -> Classroom | None:
+    """The class if this teacher runs it; None for another teacher's class or no class."""
+    return await session.scalar(
+        select(Classroom).where(Classroom.id == class_id, Classroom.teacher_id == teacher_id)
+    )
+
+
+def active_members(class_id: int) -> Select[int]:
+    """The ids of the students now in the class, as a subquery to filter others by."""
+    return select(ClassMember.student_id).where(
+        ClassMember.class_id == class_id, ClassMember.removed_at.is_(None)
+    )
+
+
+@dataclass
+class ClassSummary:
+    classroom: Classroom
+    students: int
+
+
+async def teacher_classes(*, session: AsyncSession, teacher_id: int) -> list[ClassSummary]:
+    counts = (
+        select(ClassMember.class_id, func.count().label("n"))
+        .where(ClassMember.removed_at.is_(None))
+        .group_by(ClassMember.class_id)
+        .subquery()
+    )
+    rows = await session.execute(
+        select(Classroom, func.coalesce(counts.c.n, 0))
+        .outerjoin(counts, counts.c.class_id == Classroom.id)
+        .where(Classroom.teacher_id == teacher_id)
+        .order_by(Classroom.archived_at.is_not(None), Classroom.created_at.desc(), Classroom.id)
+    )
+    return [ClassSummary(classroom, int(n)) for classroom, n in rows]
+
+
+async def student_count(*, session: AsyncSession, class_id: int) -> int:
+    return int(
+        await session.scalar(select(func.count()).select_from(active_members(class_id).subquery()))
+        or 0
+    )
+
+
+@dataclass
+class RosterRow:
+    id: int
+    username: str
+    joined_at: datetime
+
+
+async def roster(*, session: AsyncSession, class_id: int) -> list[RosterRow]:
+    rows = await session.execute(
+        select(User.id, User.username, ClassMember.joined_at)
+        .join(ClassMember, ClassMember.student_id == User.id)
+        .where(ClassMember.class_id == class_id, ClassMember.removed_at.is_(None))
+        .order_by(User.username)
+    )
+    return [RosterRow(i, name, joined) for i, name, joined in rows]
+
+
+async def member(*, session: AsyncSession, class_id: int, student_id: int) -> User | None:
+    """The student if they are in the class now; None otherwise (removed, never joined)."""
+    return await session.scalar(
+        select(User)
+        .join(ClassMember, ClassMember.student_id == User.id)
+        .where(
+            ClassMember.class_id == class_id,
+            ClassMember.student_id == student_id,
+            ClassMember.removed_at.is_(None),
+        )
+    )
+
+
+async def remove_student(*, session: AsyncSession, class_id: int, student_id: int) -> bool:
+    """End the membership; the student's answers and submissions stay theirs."""
+    row = await session.scalar(
+        select(ClassMember).where(
+            ClassMember.class_id == class_id,
+            ClassMember.student_id == student_id,
+            ClassMember.removed_at.is_(None),
+        )
+    )
+    if row is None:
+        return False
+    row.removed_at = utcnow()
+    await session.flush()
+    return True
+
+
+async def class_for_code(*, session: AsyncSession, code: str) -> Classroom | None:
+    code = normalize_code(code)
+    if not code or len(code) > 16:
+        return None
+    return await session.scalar(select(Classroom).where(Classroom.join_code == code))
+
+
+async def join(*, session: AsyncSession, student_id: int, code: str) -> Classroom:
+    """Join by code. Joining a class one is in changes nothing; a removed student may
+    join again. Raises JoinRefused (404 unknown or replaced code, 409 archived class)."""
+    classroom = await class_for_code(session=session, code=code)
+    if classroom is None:
+        raise JoinRefused(404, UNKNOWN_CODE)
+    existing = await session.scalar(
+        select(ClassMember).where(
+            ClassMember.class_id == classroom.id, ClassMember.student_id == student_id
+        )
+    )
+    if existing is not None and existing.removed_at is None:
+        return classroom
+    if classroom.archived:
+        raise JoinRefused(409, ARCHIVED_CLASS)
+    if existing is not None:
+        existing.removed_at = None
+        existing.joined_at = utcnow()
+        await session.flush()
+        return classroom
+    try:
+        async with session.begin_nested():
+            session.add(ClassMember(class_id=classroom.id, student_id=student_id))
+            await session.flush()
+    except IntegrityError:
+        pass  # a concurrent request joined the same student: the outcome is the same
+    return classroom
+
+
+@dataclass
+class AssignmentRow:
+    lesson_slug: str
+    title: str
+    due_at: datetime | None
+
+
+async def assignments(*, session: AsyncSession, class_id: int) -> list[AssignmentRow]:
+    """The class's assigned lessons still in the catalog, in course order."""
+    rows = await session.execute(
+        select(Lesson.slug, Lesson.title, ClassAssignment.due_at)
+        .join(ClassAssignment, ClassAssignment.lesson_slug == Lesson.slug)
+        .where(ClassAssignment.class_id == class_id, ~Lesson.retired)
+        .order_by(Lesson.position)
+    )
+    return [AssignmentRow(slug, title, due) for slug, title, due in rows]
+
+
+async def live_lesson(*, session: AsyncSession, slug: str) -> Lesson | None:
+    return await session.scalar(select(Lesson).where(Lesson.slug == slug, ~Lesson.retired))
+
+
+async def live_lessons(*, session: AsyncSession) -> list[Lesson]:
+    return list(
+        (
+            await session.scalars(select(Lesson).where(~Lesson.retired).order_by(Lesson.position))
+        ).all()
+    )
+
+
+async def set_assignment(
+    *, session: AsyncSession, class_id: int, lesson_slug: str, due_at: datetime | None
+) -> AssignmentRow | None:
+    """Assign a lesson (or change its due date). None if there is no such lesson."""
+    lesson = await live_lesson(session=session, slug=lesson_slug)
+    if lesson is None:
+        return None
+    row = await session.scalar(
+        select(ClassAssignment).where(
+            ClassAssignment.class_id == class_id, ClassAssignment.lesson_slug == lesson_slug
+        )
+    )
+    if row is None:
+        try:
+            async with session.begin_nested():
+                session.add(
+                    ClassAssignment(class_id=class_id, lesson_slug=lesson_slug, due_at=due_at)
+                )
+                await session.flush()
+        except IntegrityError:  # assigned concurrently: set the date on that row
+            row = await session.scalar(
+                select(ClassAssignment).where(
+                    ClassAssignment.class_id == class_id,
+                    ClassAssignment.lesson_slug == lesson_slug,
+                )
+            )
+    if row is not None:
+        row.due_at = due_at
+        await session.flush()
+    return AssignmentRow(lesson.slug, lesson.title, due_at)
+
+
+async def remove_assignment(*, session: AsyncSession, class_id: int, lesson_slug: str) -> bool:
+    row = await session.scalar(
+        select(ClassAssignment).where(
+            ClassAssignment.class_id == class_id, ClassAssignment.lesson_slug == lesson_slug
+        )
+    )
+    if row is None:
+        return False
+    await session.delete(row)
+    await session.flush()
+    return True
+
+
+@dataclass
+class StudentClass:
+    id: int
+    name: str
+    teacher: str
+    assignments: list[AssignmentRow]
+
+
+async def student_classes(*, session: AsyncSession, student_id: int) -> list[StudentClass]:
+    """The classes a student is in now (archived ones left out), with their assignments:
+    two queries whatever the number of classes."""
+    teacher = User.__table__.alias("teacher")
+    classes = await session.execute(
+        select(Classroom.id, Classroom.name, teacher.c.username)
+        .join(ClassMember, ClassMember.class_id == Classroom.id)
+        .join(teacher, teacher.c.id == Classroom.teacher_id)
+        .where(
+            ClassMember.student_id == student_id,
+            ClassMember.removed_at.is_(None),
+            Classroom.archived_at.is_(None),
+        )
+        .order_by(Classroom.name, Classroom.id)
+    )
+    result = {i: StudentClass(i, name, teacher_name, []) for i, name, teacher_name in classes}
+    if not result:
+        return []
+    rows = await session.execute(
+        select(ClassAssignment.class_id, Lesson.slug, Lesson.title, ClassAssignment.due_at)
+        .join(Lesson, Lesson.slug == ClassAssignment.lesson_slug)
+        .where(ClassAssignment.class_id.in_(list(result)), ~Lesson.retired)
+        .order_by(Lesson.position)
+    )
+    for class_id, slug, title, due in rows:
+        result[class_id].assignments.append(AssignmentRow(slug, title, due))
+    return list(result.values())

@@ -1,0 +1,58 @@
+"""Classes a teacher runs: the class, its members and the lessons assigned to it.
+
+Membership rows are never deleted when a teacher removes a student: the row is marked
+`removed_at`, and everything the student did (answers, submissions) stays theirs. Joining
+again clears the mark.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from sqlalchemy import ForeignKey, Index, String, UniqueConstraint
+from sqlalchemy.orm import Mapped, mapped_column
+
+from app.models.base import Base, utcnow
+
+
+class Classroom(Base):
+    __tablename__ = "classes"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    teacher_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"), index=True)
+    name: Mapped[str] = mapped_column(String(100))
+    # Short, unambiguous characters; regenerating it makes the old one stop working.
+    join_code: Mapped[str] = mapped_column(String(16), unique=True)
+    archived_at: Mapped[datetime | None] = mapped_column(default=None)
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+
+    @property
+    def archived(self) -> bool:
+        return self.archived_at is not None
+
+
+class ClassMember(Base):
+    __tablename__ = "class_members"
+    __table_args__ = (
+        UniqueConstraint("class_id", "student_id"),
+        Index("ix_class_members_student", "student_id"),
+    )
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    class_id: Mapped[int] = mapped_column(ForeignKey("classes.id", ondelete="CASCADE"))
+    student_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"))
+    joined_at: Mapped[datetime] = mapped_column(default=utcnow)
+    removed_at: Mapped[datetime | None] = mapped_column(default=None)
+
+
+class ClassAssignment(Base):
+    """A lesson the class is asked to do, with an optional due date."""
+
+    __tablename__ = "class_assignments"
+    __table_args__ = (UniqueConstraint("class_id", "lesson_slug"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    class_id: Mapped[int] = mapped_column(ForeignKey("classes.id", ondelete="CASCADE"))
+    lesson_slug: Mapped[str] = mapped_column(ForeignKey("lessons.slug"), index=True)
+    due_at: Mapped[datetime | None] = mapped_column(default=None)
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
