@@ -39,6 +39,7 @@ class Settings(BaseSettings):
     claim_idle_ms: int = Field(default=30_000, ge=100)  # events a dead web process left unacked
     max_deliveries: int = Field(default=3, ge=1)
     submissions_per_minute: int = Field(default=20, ge=1)
+    runs_per_minute: int = Field(default=10, ge=1)  # the ungraded Run button
     grader_workers: int = Field(default=2, ge=1)  # sandboxed runs at the same time
     # Submissions the embedded queue handles at once: more than the sandbox runs, so the
     # database work around a run overlaps with other runs.

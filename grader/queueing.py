@@ -36,11 +36,13 @@ def workers_key(namespace: str, device: str) -> str:
 
 
 class RunRequest(BaseModel):
-    """Run `job` on `device`. `delivery` counts how often the app has sent it."""
+    """Run `job` on `device`. `delivery` counts how often the app has sent it; `grade` false
+    means a try-out: run the code, compare nothing."""
 
     job: Job
     device: str
     delivery: int = 1
+    grade: bool = True
 
 
 class RunEvent(BaseModel):

@@ -129,10 +129,13 @@ def make_handler(grader: Grader, sender: EventSender, worker_id: str, device: st
         alive = threading.Thread(target=keep_alive, daemon=True)
         alive.start()
         try:
-            result = grader.grade(job)
+            if req.grade:
+                run = grader.grade(job).runs[0]
+            else:
+                run = grader.run(job.code, device, job.limits)
         finally:
             done.set()
-        sender.send(event("finished", run=result.runs[0]))
+        sender.send(event("finished", run=run))
 
     handle.__name__ = actor_for(device)
     return handle

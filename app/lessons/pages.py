@@ -10,6 +10,7 @@ from app.errors import not_found
 from app.lessons import progress, service
 from app.quizzes.feedback import question_views
 from app.submissions.history import recent_by_exercise
+from app.submissions.service import revealed
 from app.templating import render
 
 router = APIRouter(include_in_schema=False)
@@ -45,6 +46,13 @@ async def lesson_page(
         if user
         else {}
     )
+    revealed_ids = (
+        await revealed(
+            session=session, user_id=user.id, exercise_ids=[e.id for e in detail.exercises]
+        )
+        if user
+        else {}
+    )
     context = {
         "detail": detail,
         "questions": await question_views(
@@ -55,6 +63,12 @@ async def lesson_page(
         ),
         "next_lessons": await service.lessons_building_on(session=session, slug=slug),
         "history": history,
+        # exercise id -> the sample solution, once passed or given up
+        "solution": {
+            exercise.id: exercise.solution_code
+            for exercise in detail.exercises
+            if exercise.id in revealed_ids
+        },
         "pending": any(
             s.status in ("queued", "running") for rows in history.values() for s in rows
         ),

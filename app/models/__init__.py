@@ -4,7 +4,7 @@ from app.models.attempt import QuestionAttempt
 from app.models.base import Base, utcnow
 from app.models.classroom import ClassAssignment, ClassMember, Classroom
 from app.models.content import Exercise, Lesson, Question, Track
-from app.models.submission import Submission, SubmissionRun
+from app.models.submission import SolutionReveal, Submission, SubmissionRun
 from app.models.user import ApiToken, LoginFailure, User
 
 __all__ = [
@@ -18,6 +18,7 @@ __all__ = [
     "LoginFailure",
     "Question",
     "QuestionAttempt",
+    "SolutionReveal",
     "Submission",
     "SubmissionRun",
     "Track",

@@ -53,3 +53,16 @@ class SubmissionRun(Base):
     device: Mapped[str] = mapped_column(String(16))
     run: Mapped[dict[str, Any]] = mapped_column(JSON)
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
+
+
+class SolutionReveal(Base):
+    """A student was shown an exercise's sample solution: after passing, or giving up."""
+
+    __tablename__ = "solution_reveals"
+    __table_args__ = (UniqueConstraint("user_id", "exercise_id"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"))
+    exercise_id: Mapped[str] = mapped_column(ForeignKey("exercises.id"), index=True)
+    reason: Mapped[str] = mapped_column(String(16))  # "passed" or "gave_up"
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)

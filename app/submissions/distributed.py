@@ -158,11 +158,12 @@ class DistributedGrading:
                 exercise = await session.get_one(Exercise, submission.exercise_id)
                 job = job_for(submission, exercise)
                 delivery = submission.attempts
+                grade = submission.mode == "grade"
             status = submission.status
         if status in ("done", "error") or finished:
             self.notifier.finished(submission_id)
         for device in send:
-            request = RunRequest(job=job, device=device, delivery=delivery)
+            request = RunRequest(job=job, device=device, delivery=delivery, grade=grade)
             message: Message[Any] = Message(
                 queue_name=queue_for(device),
                 actor_name=actor_for(device),

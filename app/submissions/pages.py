@@ -10,19 +10,22 @@ from fastapi.responses import RedirectResponse, Response
 from app.auth.dependencies import OptionalUser
 from app.db import SessionDep
 from app.lessons.service import get_exercise
+from app.models import User
+from app.submissions import service
 from app.submissions.router import accept_submission
 
 router = APIRouter(include_in_schema=False)
 
 
-@router.post("/exercises/{exercise_id}/submissions")
-async def submit_form(
+async def _form_submission(
+    *,
     exercise_id: str,
     request: Request,
     background: BackgroundTasks,
     session: SessionDep,
-    user: OptionalUser,
-    code: Annotated[str, Form(max_length=200_000)] = "",
+    user: User | None,
+    code: str,
+    mode: str,
 ) -> Response:
     exercise = await get_exercise(session=session, exercise_id=exercise_id)
     if exercise is None:
@@ -38,6 +41,7 @@ async def submit_form(
             user_id=user.id,
             exercise_id=exercise_id,
             code=code,
+            mode=mode,
         )
     except HTTPException as exc:
         if exc.status_code == status.HTTP_404_NOT_FOUND:
@@ -45,4 +49,58 @@ async def submit_form(
         # Keep the student's code: the form shows it again with the reason.
         request.session["draft"] = {"exercise": exercise_id, "code": code[:70_000]}
         request.session["exercise_flash"] = {"exercise": exercise_id, "message": str(exc.detail)}
+    return RedirectResponse(f"{lesson_url}#exercise-{exercise_id}", status.HTTP_303_SEE_OTHER)
+
+
+@router.post("/exercises/{exercise_id}/submissions")
+async def submit_form(
+    exercise_id: str,
+    request: Request,
+    background: BackgroundTasks,
+    session: SessionDep,
+    user: OptionalUser,
+    code: Annotated[str, Form(max_length=200_000)] = "",
+) -> Response:
+    return await _form_submission(
+        exercise_id=exercise_id,
+        request=request,
+        background=background,
+        session=session,
+        user=user,
+        code=code,
+        mode="grade",
+    )
+
+
+@router.post("/exercises/{exercise_id}/runs")
+async def run_form(
+    exercise_id: str,
+    request: Request,
+    background: BackgroundTasks,
+    session: SessionDep,
+    user: OptionalUser,
+    code: Annotated[str, Form(max_length=200_000)] = "",
+) -> Response:
+    return await _form_submission(
+        exercise_id=exercise_id,
+        request=request,
+        background=background,
+        session=session,
+        user=user,
+        code=code,
+        mode="run",
+    )
+
+
+@router.post("/exercises/{exercise_id}/give-up")
+async def give_up_form(
+    exercise_id: str, request: Request, session: SessionDep, user: OptionalUser
+) -> Response:
+    exercise = await get_exercise(session=session, exercise_id=exercise_id)
+    if exercise is None:
+        raise HTTPException(status.HTTP_404_NOT_FOUND, "Exercise not found.")
+    lesson_url = f"/lessons/{exercise.lesson_slug}"
+    if user is None:
+        return RedirectResponse(f"/login?next={lesson_url}", status.HTTP_303_SEE_OTHER)
+    await service.give_up(session=session, user_id=user.id, exercise_id=exercise_id)
     return RedirectResponse(f"{lesson_url}#exercise-{exercise_id}", status.HTTP_303_SEE_OTHER)

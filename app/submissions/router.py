@@ -2,7 +2,7 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import APIRouter, BackgroundTasks, Query, Request, status
+from fastapi import APIRouter, BackgroundTasks, HTTPException, Query, Request, status
 
 from app.auth.dependencies import CurrentUser
 from app.db import SessionDep, get_database
@@ -11,7 +11,7 @@ from app.lessons.service import get_exercise
 from app.models import Submission
 from app.submissions import service
 from app.submissions.grading import GradingBackend
-from app.submissions.schemas import SubmissionIn, SubmissionOut
+from app.submissions.schemas import SolutionOut, SubmissionIn, SubmissionOut
 from app.submissions.waiting import wait_for_submission
 
 router = APIRouter(tags=["submissions"])
@@ -57,11 +57,13 @@ async def accept_submission(
     exercise = await get_exercise(session=session, exercise_id=exercise_id)
     if exercise is None:
         raise not_found("Exercise")
-    recent, queued = await service.admission_counts(session=session, user_id=user_id, seconds=60)
-    if recent >= settings.submissions_per_minute:
-        raise too_many(
-            f"At most {settings.submissions_per_minute} submissions a minute; wait a little.", 30
-        )
+    recent, queued = await service.admission_counts(
+        session=session, user_id=user_id, mode=mode, seconds=60
+    )
+    allowed = settings.runs_per_minute if mode == "run" else settings.submissions_per_minute
+    if recent >= allowed:
+        what = "runs" if mode == "run" else "submissions"
+        raise too_many(f"At most {allowed} {what} a minute; wait a little.", 30)
     if queued >= settings.grader_queue_limit:
         raise too_many("The grading queue is full; try again in a few seconds.", 5)
     submission = await service.create_submission(
@@ -135,3 +137,55 @@ async def list_submissions(
         submission_out(s, position=await service.queue_position(session=session, submission=s))
         for s in rows
     ]
+
+
+@router.post("/api/exercises/{exercise_id}/runs", status_code=status.HTTP_202_ACCEPTED)
+async def run(
+    exercise_id: str,
+    body: SubmissionIn,
+    request: Request,
+    background: BackgroundTasks,
+    user: CurrentUser,
+    session: SessionDep,
+) -> SubmissionOut:
+    """Run code on CPU without grading it: for trying things out. Never counted."""
+    submission, position = await accept_submission(
+        request=request,
+        session=session,
+        background=background,
+        user_id=user.id,
+        exercise_id=exercise_id,
+        code=body.code,
+        mode="run",
+    )
+    return submission_out(submission, position=position)
+
+
+@router.post("/api/exercises/{exercise_id}/give-up")
+async def give_up(exercise_id: str, user: CurrentUser, session: SessionDep) -> SolutionOut:
+    exercise = await get_exercise(session=session, exercise_id=exercise_id)
+    if exercise is None:
+        raise not_found("Exercise")
+    await service.give_up(session=session, user_id=user.id, exercise_id=exercise_id)
+    reason = await service.solution_reason(
+        session=session, user_id=user.id, exercise_id=exercise_id
+    )
+    return SolutionOut(solution_code=exercise.solution_code, reason=reason or "gave_up")
+
+
+@router.get(
+    "/api/exercises/{exercise_id}/solution",
+    responses={403: {"description": "Not passed and not given up yet"}},
+)
+async def solution(exercise_id: str, user: CurrentUser, session: SessionDep) -> SolutionOut:
+    exercise = await get_exercise(session=session, exercise_id=exercise_id)
+    if exercise is None:
+        raise not_found("Exercise")
+    reason = await service.solution_reason(
+        session=session, user_id=user.id, exercise_id=exercise_id
+    )
+    if reason is None:
+        raise HTTPException(
+            status.HTTP_403_FORBIDDEN, "Pass the exercise or give up to see the solution."
+        )
+    return SolutionOut.model_validate({"solution_code": exercise.solution_code, "reason": reason})

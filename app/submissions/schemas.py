@@ -43,3 +43,8 @@ class SubmissionOut(BaseModel):
         default=None, description="Place in the grading queue while queued (1 is next)."
     )
     code: str | None = None
+
+
+class SolutionOut(BaseModel):
+    solution_code: str
+    reason: Literal["passed", "gave_up"]

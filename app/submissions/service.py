@@ -10,7 +10,7 @@ from sqlalchemy.dialects.postgresql import insert as postgresql_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from app.models import Exercise, Submission, SubmissionRun, utcnow
+from app.models import Exercise, SolutionReveal, Submission, SubmissionRun, utcnow
 from app.submissions.metrics import LATENCY
 
 MAX_ATTEMPTS = 2  # a platform fault is retried once, then reported as `error`
@@ -185,13 +185,19 @@ async def recorded_devices(*, session: AsyncSession, submission_id: int) -> set[
     return set(rows.all())
 
 
-async def admission_counts(*, session: AsyncSession, user_id: int, seconds: int) -> tuple[int, int]:
-    """(this user's submissions in the last `seconds`, submissions queued overall), in one
-    round trip: this runs on every submission."""
+async def admission_counts(
+    *, session: AsyncSession, user_id: int, mode: str, seconds: int
+) -> tuple[int, int]:
+    """(this user's submissions of this mode in the last `seconds`, submissions queued
+    overall), in one round trip: this runs on every submission."""
     since = utcnow() - timedelta(seconds=seconds)
     recent = (
         select(func.count())
-        .where(Submission.user_id == user_id, Submission.created_at >= since)
+        .where(
+            Submission.user_id == user_id,
+            Submission.mode == mode,
+            Submission.created_at >= since,
+        )
         .scalar_subquery()
     )
     queued = select(func.count()).where(Submission.status == "queued").scalar_subquery()
@@ -253,3 +259,46 @@ async def take_for_delivery(
     if getattr(taken, "rowcount", 0) != 1:
         return None
     return await session.get(Submission, submission_id, populate_existing=True)
+
+
+async def solution_reason(*, session: AsyncSession, user_id: int, exercise_id: str) -> str | None:
+    """Why the student may see the sample solution ("passed", "gave_up"), or None."""
+    passed = await session.scalar(
+        select(Submission.id)
+        .where(
+            Submission.user_id == user_id,
+            Submission.exercise_id == exercise_id,
+            Submission.mode == "grade",
+            Submission.verdict == "passed",
+        )
+        .limit(1)
+    )
+    if passed is not None:
+        return "passed"
+    return await session.scalar(
+        select(SolutionReveal.reason).where(
+            SolutionReveal.user_id == user_id, SolutionReveal.exercise_id == exercise_id
+        )
+    )
+
+
+async def give_up(*, session: AsyncSession, user_id: int, exercise_id: str) -> None:
+    """Record that the student chose to see the solution; giving up twice is harmless."""
+    statement = _insert_for(session)(SolutionReveal).values(
+        user_id=user_id, exercise_id=exercise_id, reason="gave_up", created_at=utcnow()
+    )
+    await session.execute(
+        statement.on_conflict_do_nothing(index_elements=["user_id", "exercise_id"])
+    )
+
+
+async def revealed(
+    *, session: AsyncSession, user_id: int, exercise_ids: list[str]
+) -> dict[str, str]:
+    """exercise id -> reason, for the exercises whose solution this student may see."""
+    reasons: dict[str, str] = {}
+    for exercise_id in exercise_ids:
+        reason = await solution_reason(session=session, user_id=user_id, exercise_id=exercise_id)
+        if reason:
+            reasons[exercise_id] = reason
+    return reasons

@@ -158,3 +158,66 @@ async def test_a_student_is_rate_limited(live):
     assert codes[:30] == [202] * 30
     assert codes[30] == 429
     assert int(response.headers["Retry-After"]) > 0
+
+
+async def test_a_run_is_tried_on_cpu_and_never_counted(live):
+    _, token = await register(live)
+    headers = bearer(token)
+    response = await live.post(
+        f"/api/exercises/{EXERCISE}/runs", json={"code": "print('trying')"}, headers=headers
+    )
+    assert response.status_code == 202
+    assert response.json()["mode"] == "run"
+    ident = response.json()["id"]
+    for _ in range(10):
+        body = (await live.get(f"/api/submissions/{ident}?wait=30", headers=headers)).json()
+        if body["status"] == "done":
+            break
+    assert [run["device"] for run in body["runs"]] == ["cpu"]
+    assert body["runs"][0]["stdout"] == "trying\n"
+    assert body["runs"][0]["verdict"] == "passed"  # it ran cleanly; nothing was compared
+    crash = await live.post(
+        f"/api/exercises/{EXERCISE}/runs", json={"code": "1/0"}, headers=headers
+    )
+    crashed = (
+        await live.get(f"/api/submissions/{crash.json()['id']}?wait=30", headers=headers)
+    ).json()
+    assert crashed["runs"][0]["verdict"] == "runtime_error"
+    assert "ZeroDivisionError" in crashed["runs"][0]["stderr"]
+    progress = (await live.get("/api/me/progress", headers=headers)).json()["lessons"]
+    assert next(p for p in progress if p["slug"] == "gpu-support")["exercises_passed"] == 0
+    # Runs have their own, tighter limit, apart from graded submissions.
+    codes = [
+        (
+            await live.post(
+                f"/api/exercises/{EXERCISE}/runs", json={"code": "pass"}, headers=headers
+            )
+        ).status_code
+        for _ in range(9)
+    ]
+    assert codes == [202] * 8 + [429]
+    graded = await live.post(
+        f"/api/exercises/{EXERCISE}/submissions", json={"code": "pass"}, headers=headers
+    )
+    assert graded.status_code == 202
+
+
+async def test_the_solution_after_a_pass_or_giving_up(live):
+    _, token = await register(live)
+    headers = bearer(token)
+    response = await live.get(f"/api/exercises/{EXERCISE}/solution", headers=headers)
+    assert response.status_code == 403
+    response = await live.post(f"/api/exercises/{EXERCISE}/give-up", headers=headers)
+    assert response.status_code == 200
+    assert response.json() == {"solution_code": SOLUTION, "reason": "gave_up"}
+    again = await live.post(f"/api/exercises/{EXERCISE}/give-up", headers=headers)
+    assert again.status_code == 200
+    shown = await live.get(f"/api/exercises/{EXERCISE}/solution", headers=headers)
+    assert shown.json()["reason"] == "gave_up"
+
+    _, other = await register(live)
+    await submit_and_wait(live, bearer(other), SOLUTION)
+    passed = await live.get(f"/api/exercises/{EXERCISE}/solution", headers=bearer(other))
+    assert passed.json() == {"solution_code": SOLUTION, "reason": "passed"}
+    missing = await live.post("/api/exercises/nope/give-up", headers=headers)
+    assert missing.status_code == 404
