@@ -4,7 +4,8 @@ It holds no database credentials and imports nothing from the app.
 
 Environment: REDIS_URL (required), GRADER_NAMESPACE, GRADER_WORKERS (parallel CPU runs),
 GRADER_DEVICES (comma-separated subset to serve, e.g. "cpu" for a CPU-only worker),
-GRADER_WORKER_ID, GRADER_UNSAFE_DEV_MODE.
+GRADER_WORKER_ID, GRADER_POLL_MS (how often an idle worker looks for jobs, default 50),
+GRADER_UNSAFE_DEV_MODE.
 """
 
 from __future__ import annotations
@@ -191,8 +192,14 @@ def main() -> int:
         )
         register(make_handler(grader, sender, worker_id, device))
     runs_at_once = threads + sum(1 for d in devices if d != "cpu")
+    # Dramatiq's Redis consumer polls an empty queue with a backoff capped by worker_timeout
+    # (1 s by default): that cap is the worst added latency of an idle worker.
+    poll_ms = int(os.environ.get("GRADER_POLL_MS", "50"))
     worker = dramatiq.Worker(
-        broker, queues={queue_for(d) for d in devices}, worker_threads=runs_at_once
+        broker,
+        queues={queue_for(d) for d in devices},
+        worker_threads=runs_at_once,
+        worker_timeout=poll_ms,
     )
     presence = Presence(client, namespace, worker_id, devices)
     stopping = threading.Event()

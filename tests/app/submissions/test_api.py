@@ -221,3 +221,31 @@ async def test_the_solution_after_a_pass_or_giving_up(live):
     assert passed.json() == {"solution_code": SOLUTION, "reason": "passed"}
     missing = await live.post("/api/exercises/nope/give-up", headers=headers)
     assert missing.status_code == 404
+
+
+HOSTILE = {
+    "fork bomb": ("import os\nwhile True:\n    os.fork()\n", {"runtime_error", "timeout"}),
+    "memory bomb": ("x = bytearray(1 << 40)\n", {"memory_limit"}),
+    "endless loop": ("while True:\n    pass\n", {"timeout"}),
+    "huge output": ("while True:\n    print('x' * 1000)\n", {"output_limit"}),
+    "reads the database": (
+        "import glob\nprint(glob.glob('/**/*.db', recursive=True))\n",
+        {"wrong_output"},
+    ),
+}
+
+
+async def test_hostile_code_leaves_the_server_answering(live, live_app):
+    """The grader's own suite (tests/grader) covers the sandbox in depth; here: through the
+    web app, the verdict is the student's and the server keeps serving everyone else."""
+    _, token = await register(live)
+    headers = bearer(token)
+    database_dir = str(live_app.state.settings.data_dir)
+    for name, (code, verdicts) in HOSTILE.items():
+        result = await submit_and_wait(live, headers, code)
+        assert result["status"] == "done", name
+        assert result["verdict"] in verdicts, (name, result["runs"][0])
+        assert database_dir not in result["runs"][0]["stdout"], name
+        assert (await live.get("/healthz")).status_code == 200
+    normal = await submit_and_wait(live, headers, SOLUTION)
+    assert normal["verdict"] == "passed"
