@@ -8,10 +8,11 @@ from datetime import datetime
 from typing import Annotated
 
 from fastapi import Depends, HTTPException, Request, status
+from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.auth import service
 from app.auth.security import tokens_match
-from app.db import SessionDep
+from app.db import get_database
 from app.models import User
 
 SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
@@ -68,15 +69,18 @@ class PageUser:
     created_at: datetime
 
 
-async def optional_user(request: Request, session: SessionDep) -> User | None:
-    user = await _resolve_user(request, session)
+async def optional_user(request: Request) -> User | None:
+    # A short read session of its own: the request's unit of work (on SQLite, the single
+    # writer for unsafe methods) is then held only for the endpoint's own work.
+    async with get_database(request).sessionmaker() as reader:
+        user = await _resolve_user(request, reader)
     request.state.user = (
         PageUser(user.id, user.username, user.role, user.created_at) if user else None
     )
     return user
 
 
-async def _resolve_user(request: Request, session: SessionDep) -> User | None:
+async def _resolve_user(request: Request, session: AsyncSession) -> User | None:
     if token := bearer_token(request):
         user = await service.user_for_token(session=session, token=token)
         if user is None:

@@ -54,12 +54,14 @@ async def accept_submission(
     settings = request.app.state.settings
     if len(code.encode()) > settings.max_code_bytes:
         raise too_large(f"Code is limited to {settings.max_code_bytes // 1024} KiB.")
-    exercise = await get_exercise(session=session, exercise_id=exercise_id)
-    if exercise is None:
-        raise not_found("Exercise")
-    recent, queued = await service.admission_counts(
-        session=session, user_id=user_id, mode=mode, seconds=60
-    )
+    # The checks read on a short session of their own; the unit of work only inserts.
+    async with get_database(request).sessionmaker() as reader:
+        exercise = await get_exercise(session=reader, exercise_id=exercise_id)
+        if exercise is None:
+            raise not_found("Exercise")
+        recent, queued = await service.admission_counts(
+            session=reader, user_id=user_id, mode=mode, seconds=60
+        )
     allowed = settings.runs_per_minute if mode == "run" else settings.submissions_per_minute
     if recent >= allowed:
         what = "runs" if mode == "run" else "submissions"

@@ -229,7 +229,7 @@ HOSTILE = {
     "endless loop": ("while True:\n    pass\n", {"timeout"}),
     "huge output": ("while True:\n    print('x' * 1000)\n", {"output_limit"}),
     "reads the database": (
-        "import glob\nprint(glob.glob('/**/*.db', recursive=True))\n",
+        "import os\nprint([os.path.exists(p) for p in {paths!r}])\n",
         {"wrong_output"},
     ),
 }
@@ -240,12 +240,21 @@ async def test_hostile_code_leaves_the_server_answering(live, live_app):
     web app, the verdict is the student's and the server keeps serving everyone else."""
     _, token = await register(live)
     headers = bearer(token)
-    database_dir = str(live_app.state.settings.data_dir)
-    for name, (code, verdicts) in HOSTILE.items():
-        result = await submit_and_wait(live, headers, code)
+    settings = live_app.state.settings
+    database_dir = str(settings.data_dir)
+    paths = [
+        database_dir,
+        settings.database_url.removeprefix("sqlite:///"),
+        str(REPO_ROOT / "app"),
+        str(REPO_ROOT / "exercises"),
+    ]
+    for name, (template, verdicts) in HOSTILE.items():
+        result = await submit_and_wait(live, headers, template.replace("{paths!r}", repr(paths)))
         assert result["status"] == "done", name
         assert result["verdict"] in verdicts, (name, result["runs"][0])
         assert database_dir not in result["runs"][0]["stdout"], name
+        if name == "reads the database":
+            assert result["runs"][0]["stdout"] == "[False, False, False, False]\n"
         assert (await live.get("/healthz")).status_code == 200
     normal = await submit_and_wait(live, headers, SOLUTION)
     assert normal["verdict"] == "passed"
