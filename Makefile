@@ -7,7 +7,7 @@ PORT ?= 8000
 HOST ?= 127.0.0.1
 STAMP := $(VENV)/.installed
 
-.PHONY: run test lint typecheck pytest content-check system-deps install web migrate clean
+.PHONY: run test lint typecheck pytest content-check system-deps install web worker compose-smoke migrate clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -24,18 +24,70 @@ install: $(STAMP)
 system-deps:
 	@missing=""; \
 	command -v bwrap >/dev/null || missing="$$missing bubblewrap"; \
+	[ -x /usr/bin/chromium ] || missing="$$missing chromium"; \
+	command -v npm >/dev/null || missing="$$missing nodejs npm"; \
 	if [ -n "$$missing" ]; then \
 	  echo "installing:$$missing"; \
 	  (apt-get update -qq || true) && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing; \
 	fi
 
+# The browser bundle: CodeMirror 6 and frontend/*.js, bundled by esbuild into
+# app/static/dist/ (not committed). npm ci installs exactly what package-lock.json says, and
+# only when the lock file changed; the bundle is rebuilt only when its sources changed.
+NODE_STAMP := node_modules/.package-lock.json
+BUNDLE := app/static/dist/app.js
+
+$(NODE_STAMP): package.json package-lock.json
+	npm ci --no-audit --no-fund --loglevel=error
+	touch $(NODE_STAMP)
+
+$(BUNDLE): $(NODE_STAMP) $(wildcard frontend/*.js frontend/*.mjs)
+	node frontend/build.mjs
+
+frontend: $(BUNDLE)
+
+# Interface translations: app/translations/<lang>/LC_MESSAGES/messages.po (committed),
+# compiled to .mo (not committed). `make i18n-update` re-extracts the strings of templates
+# and code and merges them into every catalog; `make i18n-init LOCALE=xx` starts a language.
+PO_FILES := $(wildcard app/translations/*/LC_MESSAGES/messages.po)
+MO_FILES := $(PO_FILES:.po=.mo)
+
+%.mo: %.po $(STAMP)
+	$(BIN)/pybabel -q compile --use-fuzzy -i $< -o $@
+
+translations: $(MO_FILES)
+
+app/translations/messages.pot: $(STAMP) babel.cfg $(wildcard app/*.py app/*/*.py app/templates/*.html app/templates/*/*.html)
+	$(BIN)/pybabel extract -F babel.cfg --no-location --sort-output --project=Tensorcamp --version=1 \
+	  -o $@ app
+
+i18n-update: app/translations/messages.pot
+	$(BIN)/pybabel -q update --no-wrap --ignore-pot-creation-date --ignore-obsolete -N -i $< -d app/translations
+
+i18n-init: app/translations/messages.pot
+	@test -n "$(LOCALE)" || { echo "usage: make i18n-init LOCALE=xx"; exit 1; }
+	$(BIN)/pybabel init -i $< -d app/translations -l $(LOCALE)
+
 migrate: install
 	$(BIN)/python -m app migrate
 
-run: install system-deps
+run: install system-deps frontend translations
 	$(BIN)/python -m app serve --host $(HOST) --port $(PORT)
 
-web: run
+# The processes of distributed mode, configured by the same environment variables as
+# docker-compose.yml (see README.md, "Processes"). web: HTTP plus, when REDIS_URL is set, the
+# results consumer and the reaper (without REDIS_URL it grades in-process, like `make run`).
+web: install system-deps frontend translations
+	$(BIN)/python -m app serve --host $(HOST) --port $(PORT)
+
+# A grader worker: REDIS_URL (required), GRADER_NAMESPACE, GRADER_DEVICES, GRADER_WORKERS.
+worker: install system-deps
+	$(BIN)/python -m grader.worker
+
+# Builds the Docker images, grades the seed exercise through the compose stack, tears it down.
+# Needs Docker (and root, the first time, to build a base image); not part of `make test`.
+compose-smoke:
+	scripts/compose-smoke
 
 lint: install
 	$(BIN)/ruff check .
@@ -47,10 +99,11 @@ typecheck: install
 content-check: install system-deps
 	$(BIN)/python -m app content check --run
 
-pytest: install system-deps
+pytest: install system-deps frontend translations
 	$(BIN)/pytest
 
 test: lint typecheck content-check pytest
 
 clean:
-	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache
+	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache node_modules app/static/dist test-artifacts
+	rm -f $(MO_FILES)

@@ -24,6 +24,7 @@ from app.classes import router as class_router
 from app.config import REPO_ROOT, Settings, get_settings
 from app.content import ContentError, load_catalog, sync_catalog
 from app.db import Database
+from app.i18n import LanguageMiddleware, gettext
 from app.lessons import pages as lesson_pages
 from app.lessons import router as lesson_router
 from app.middleware import BodySizeLimit
@@ -73,7 +74,7 @@ def _install_error_handlers(app: FastAPI) -> None:
             return render(
                 request,
                 "error.html",
-                {"status": 422, "message": "The form was not filled in as expected."},
+                {"status": 422, "message": gettext("The form was not filled in as expected.")},
                 status_code=422,
             )
         return JSONResponse({"detail": jsonable_encoder(exc.errors())}, 422)
@@ -127,6 +128,7 @@ def create_app(settings: Settings | None = None, database: Database | None = Non
         https_only=settings.cookie_secure,
     )
     app.add_middleware(BodySizeLimit, max_bytes=settings.max_body_bytes)
+    app.add_middleware(LanguageMiddleware)
     _install_error_handlers(app)
 
     csrf = [Depends(require_csrf)]

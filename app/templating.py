@@ -1,20 +1,60 @@
-"""Jinja2 set-up shared by every domain's pages."""
+"""Jinja2 set-up shared by every domain's pages, with the i18n extension: templates call
+`_("...")`, `ngettext(...)` or `{% trans %}`, translated into the request's language."""
 
 from __future__ import annotations
 
 from typing import Any
+from urllib.parse import urlencode
 
+import jinja2
 from fastapi import Request
 from fastapi.templating import Jinja2Templates
 from starlette.responses import HTMLResponse
 
+from app import i18n
 from app.auth.dependencies import CSRF_FIELD, csrf_token
 from app.config import REPO_ROOT
+from app.i18n import N_
+from app.lessons import workbench
 
-templates = Jinja2Templates(directory=str(REPO_ROOT / "app" / "templates"))
-templates.env.globals["csrf_field"] = CSRF_FIELD
-LEVEL_NAMES = {"beginner": "Beginner", "intermediate": "Intermediate", "advanced": "Advanced"}
-templates.env.filters["level_name"] = lambda level: LEVEL_NAMES.get(level, level.title())
+env = jinja2.Environment(
+    loader=jinja2.FileSystemLoader(REPO_ROOT / "app" / "templates"),
+    autoescape=True,
+    extensions=["jinja2.ext.i18n"],
+)
+templates = Jinja2Templates(env=env)
+env.policies["ext.i18n.trimmed"] = True
+# The callables read the language of the request being rendered (a context variable), so
+# concurrent requests in other languages never see each other's catalog.
+env.install_gettext_callables(  # type: ignore[attr-defined]
+    gettext=i18n.gettext, ngettext=i18n.ngettext, newstyle=True
+)
+env.globals["csrf_field"] = CSRF_FIELD
+env.globals["languages"] = i18n.LANGUAGES
+LEVEL_NAMES = {
+    "beginner": N_("Beginner"),
+    "intermediate": N_("Intermediate"),
+    "advanced": N_("Advanced"),
+}
+env.filters["level_name"] = lambda level: i18n.gettext(LEVEL_NAMES.get(level, level.title()))
+env.filters["when"] = i18n.format_when
+# Translate a message made elsewhere (an error's detail); unknown messages stay as they are.
+env.filters["t"] = i18n.gettext
+env.globals["verdict_label"] = workbench.verdict_label
+env.globals["expected_on"] = workbench.expected_on
+env.globals["side_by_side"] = workbench.side_by_side
+env.globals["trim_lines"] = workbench.trim_lines
+
+
+def language_links(request: Request) -> list[dict[str, Any]]:
+    """The switcher's links: the same page in each language, without its query (which
+    could carry anything a crafted link put there); a page answering a form post cannot be
+    fetched again, so those link to the home page."""
+    path = request.url.path if request.method == "GET" else "/"
+    return [
+        {"code": code, "name": name, "url": f"{path}?{urlencode({'lang': code})}"}
+        for code, name in i18n.LANGUAGES.items()
+    ]
 
 
 def render(
@@ -25,6 +65,11 @@ def render(
     status_code: int = 200,
 ) -> HTMLResponse:
     context = dict(context or {})
+    language = getattr(request.state, "language", None) or i18n.DEFAULT_LANGUAGE
+    i18n.set_language(language)
     context.setdefault("user", getattr(request.state, "user", None))
     context["csrf_token"] = csrf_token(request)
+    context["lang"] = language
+    context["language_links"] = language_links(request)
+    context["js_messages"] = i18n.js_messages()
     return templates.TemplateResponse(request, name, context, status_code=status_code)

@@ -13,6 +13,7 @@ from app.auth.router import BAD_LOGIN
 from app.auth.schemas import Credentials
 from app.config import Settings
 from app.db import SessionDep
+from app.i18n import gettext
 from app.lessons.progress import lesson_progress
 from app.models import User
 from app.templating import render
@@ -50,15 +51,16 @@ async def signup(
     next: Annotated[str, Form(max_length=500)] = "/",
 ) -> Response:
     errors: dict[str, str] = {}
+    taken = False
     try:
         credentials = Credentials(username=username.strip(), password=password)
     except ValidationError as exc:
         for error in exc.errors():
             field = str(error["loc"][0])
             errors[field] = (
-                "Use 3 to 32 characters: lowercase letters, digits, _ . or -."
+                gettext("Use 3 to 32 characters: lowercase letters, digits, _ . or -.")
                 if field == "username"
-                else "Use at least 8 characters."
+                else gettext("Use at least 8 characters.")
             )
     else:
         try:
@@ -66,7 +68,8 @@ async def signup(
                 session=session, username=credentials.username, password=credentials.password
             )
         except service.UsernameTaken:
-            errors["username"] = "That username is taken; pick another."
+            errors["username"] = gettext("That username is taken; pick another.")
+            taken = True
         else:
             log_in(request, user)
             return _redirect(safe_next(next))
@@ -74,9 +77,7 @@ async def signup(
         request,
         "auth/signup.html",
         {"next": safe_next(next), "errors": errors, "username": username},
-        status_code=status.HTTP_409_CONFLICT
-        if "taken" in errors.get("username", "")
-        else status.HTTP_422_UNPROCESSABLE_CONTENT,
+        status_code=status.HTTP_409_CONFLICT if taken else status.HTTP_422_UNPROCESSABLE_CONTENT,
     )
 
 
@@ -110,7 +111,11 @@ async def login(
         response = render(
             request,
             "auth/login.html",
-            context | {"error": str(exc)},
+            context
+            | {
+                "error": gettext("Too many failed log-ins; try again in %(seconds)s seconds.")
+                % {"seconds": exc.retry_after_s}
+            },
             status_code=status.HTTP_429_TOO_MANY_REQUESTS,
         )
         response.headers["Retry-After"] = str(exc.retry_after_s)
@@ -119,7 +124,7 @@ async def login(
         return render(
             request,
             "auth/login.html",
-            context | {"error": BAD_LOGIN},
+            context | {"error": gettext(BAD_LOGIN)},
             status_code=status.HTTP_401_UNAUTHORIZED,
         )
     log_in(request, user)

@@ -9,10 +9,11 @@ from app.auth.schemas import Credentials, LoginRequest, Registered, TokenOut, Us
 from app.config import Settings
 from app.db import SessionDep
 from app.errors import conflict, too_many
+from app.i18n import N_
 
 router = APIRouter(tags=["accounts"])
 
-BAD_LOGIN = "Incorrect username or password."
+BAD_LOGIN = N_("Incorrect username or password.")
 
 
 @router.post("/api/auth/register", status_code=status.HTTP_201_CREATED)

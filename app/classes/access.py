@@ -14,6 +14,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from app.auth.dependencies import current_user
 from app.classes import service
 from app.errors import not_found
+from app.i18n import N_
 from app.models import Classroom, User
 
 # Ids beyond a 32-bit integer cannot exist; refusing them keeps PostgreSQL from erroring.
@@ -22,8 +23,8 @@ ClassId = Annotated[int, Path(ge=1, le=MAX_ID)]
 StudentId = Annotated[int, Path(ge=1, le=MAX_ID)]
 LessonSlug = Annotated[str, Path(max_length=64)]
 
-TEACHERS_ONLY = "Only teachers can manage classes."
-STUDENTS_ONLY = "Only students can join classes."
+TEACHERS_ONLY = N_("Only teachers can manage classes.")
+STUDENTS_ONLY = N_("Only students can join classes.")
 
 
 def require_teacher(user: User) -> None:

@@ -25,6 +25,7 @@ from sqlalchemy import ColumnElement, Integer, case, cast, func, literal, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.classes.service import active_members
+from app.i18n import N_
 from app.models import (
     ClassAssignment,
     ClassMember,
@@ -40,10 +41,10 @@ from app.models import (
 State = Literal["not_started", "in_progress", "done", "late"]
 STATES: tuple[State, ...] = ("done", "in_progress", "late", "not_started")
 STATE_LABELS: dict[str, str] = {
-    "done": "Done",
-    "in_progress": "In progress",
-    "late": "Late",
-    "not_started": "Not started",
+    "done": N_("Done"),
+    "in_progress": N_("In progress"),
+    "late": N_("Late"),
+    "not_started": N_("Not started"),
 }
 STATE_SYMBOLS: dict[str, str] = {"done": "✓", "in_progress": "◐", "late": "!", "not_started": "○"}
 

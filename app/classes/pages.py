@@ -36,13 +36,14 @@ from app.classes.insight import build_insight
 from app.classes.schemas import ClassName, InvalidDueDate, parse_due
 from app.db import SessionDep
 from app.errors import not_found
+from app.i18n import N_, gettext
 from app.models import Classroom, User, utcnow
 from app.templating import render
 
 router = APIRouter(include_in_schema=False)
 PER_PAGE = 100
 _NAME: TypeAdapter[str] = TypeAdapter(ClassName)
-NAME_RULE = "Give the class a name of 1 to 100 characters."
+NAME_RULE = N_("Give the class a name of 1 to 100 characters.")
 
 
 def _redirect(target: str) -> RedirectResponse:
@@ -124,12 +125,16 @@ async def create_class_form(
             request,
             session,
             user,
-            errors={"name": NAME_RULE},
+            errors={"name": gettext(NAME_RULE)},
             values={"name": name},
             status_code=status.HTTP_422_UNPROCESSABLE_CONTENT,
         )
     classroom = await service.create_class(session=session, teacher_id=user.id, name=valid)
-    _flash(request, f"Class “{classroom.name}” created. Share its join code with your students.")
+    _flash(
+        request,
+        gettext("Class “%(name)s” created. Share its join code with your students.")
+        % {"name": classroom.name},
+    )
     return _redirect(f"/classes/{classroom.id}")
 
 
@@ -143,10 +148,13 @@ async def _join_or_explain(
         return render(
             request,
             "classes/join.html",
-            {"code": code, "error": exc.message, "classroom": None},
+            {"code": code, "error": gettext(exc.message), "classroom": None},
             status_code=exc.status_code,
         )
-    _flash(request, f"You are in “{classroom.name}”. Its assignments are below.")
+    _flash(
+        request,
+        gettext("You are in “%(name)s”. Its assignments are below.") % {"name": classroom.name},
+    )
     return _redirect("/#assignments")
 
 
@@ -261,12 +269,12 @@ async def rename_form(
             request,
             session,
             classroom,
-            errors={"name": NAME_RULE},
+            errors={"name": gettext(NAME_RULE)},
             values={"name": name},
             status_code=status.HTTP_422_UNPROCESSABLE_CONTENT,
         )
     await service.rename(session=session, classroom=classroom, name=valid)
-    _flash(request, "Class renamed.")
+    _flash(request, gettext("Class renamed."))
     return _redirect(f"/classes/{class_id}")
 
 
@@ -285,9 +293,9 @@ async def archive_form(
     await service.set_archived(session=session, classroom=classroom, archived=archive)
     _flash(
         request,
-        "Class archived: nobody can join it now; its progress stays readable."
+        gettext("Class archived: nobody can join it now; its progress stays readable.")
         if archive
-        else "Class brought back: students can join it again.",
+        else gettext("Class brought back: students can join it again."),
     )
     return _redirect(f"/classes/{class_id}")
 
@@ -300,7 +308,11 @@ async def regenerate_form(
     if isinstance(classroom, Response):
         return classroom
     await service.regenerate_code(session=session, classroom=classroom)
-    _flash(request, f"New join code {classroom.join_code}; the old code no longer works.")
+    _flash(
+        request,
+        gettext("New join code %(code)s; the old code no longer works.")
+        % {"code": classroom.join_code},
+    )
     return _redirect(f"/classes/{class_id}")
 
 
@@ -319,8 +331,11 @@ async def remove_form(
     await service.remove_student(session=session, class_id=class_id, student_id=student_id)
     _flash(
         request,
-        f"{student.username} is no longer in this class. Their work is kept; "
-        "they can join again with the code.",
+        gettext(
+            "%(name)s is no longer in this class. Their work is kept; "
+            "they can join again with the code."
+        )
+        % {"name": student.username},
     )
     return _redirect(f"/classes/{class_id}#roster")
 
@@ -342,15 +357,15 @@ async def assign_form(
     try:
         due = parse_due(due_date)
     except InvalidDueDate as exc:
-        errors["due_date"] = str(exc)
+        errors["due_date"] = gettext(str(exc))
     if not errors:
         row = await service.set_assignment(
             session=session, class_id=class_id, lesson_slug=lesson_slug, due_at=due
         )
         if row is not None:
-            _flash(request, f"“{row.title}” assigned.")
+            _flash(request, gettext("“%(title)s” assigned.") % {"title": row.title})
             return _redirect(f"/classes/{class_id}#assignments")
-        errors["lesson_slug"] = "Choose one of the lessons in the list."
+        errors["lesson_slug"] = gettext("Choose one of the lessons in the list.")
     return await _class_page(
         request,
         session,
@@ -376,7 +391,7 @@ async def unassign_form(
         session=session, class_id=class_id, lesson_slug=lesson_slug
     ):
         raise not_found("Assignment")
-    _flash(request, "Assignment removed; the students' work on it is kept.")
+    _flash(request, gettext("Assignment removed; the students' work on it is kept."))
     return _redirect(f"/classes/{class_id}#assignments")
 
 

@@ -7,6 +7,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, StringConstraints
 
+from app.i18n import N_
 from app.submissions.schemas import SubmissionOut
 
 ClassName = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=100)]
@@ -38,15 +39,15 @@ def parse_due(value: Any) -> datetime | None:
                 parsed = datetime.fromisoformat(text.replace("Z", "+00:00"))
         except ValueError:
             raise InvalidDueDate(
-                "Give the due date as YYYY-MM-DD or an ISO 8601 date-time with a timezone."
+                N_("Give the due date as YYYY-MM-DD or an ISO 8601 date-time with a timezone.")
             ) from None
     else:
-        raise InvalidDueDate("The due date must be a string.")
+        raise InvalidDueDate(N_("The due date must be a string."))
     if parsed.tzinfo is None:
-        raise InvalidDueDate("Give the due date-time with a timezone, e.g. 2030-05-01T17:00Z.")
+        raise InvalidDueDate(N_("Give the due date-time with a timezone, e.g. 2030-05-01T17:00Z."))
     parsed = parsed.astimezone(UTC)
     if not EARLIEST_DUE <= parsed < LATEST_DUE:
-        raise InvalidDueDate("The due date must fall between the years 2000 and 2099.")
+        raise InvalidDueDate(N_("The due date must fall between the years 2000 and 2099."))
     return parsed
 
 

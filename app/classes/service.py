@@ -14,13 +14,14 @@ from sqlalchemy import Select, func, select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from app.i18n import N_
 from app.models import ClassAssignment, ClassMember, Classroom, Lesson, User, utcnow
 
 # No 0/O, 1/I/L: a code read aloud or off a projector cannot be mistyped into another.
 JOIN_ALPHABET = "ABCDEFGHJKMNPQRSTUVWXYZ23456789"
 JOIN_CODE_LENGTH = 8
-UNKNOWN_CODE = "No class has that join code."
-ARCHIVED_CLASS = "This class is archived and no longer takes new students; ask your teacher."
+UNKNOWN_CODE = N_("No class has that join code.")
+ARCHIVED_CLASS = N_("This class is archived and no longer takes new students; ask your teacher.")
 
 
 class JoinRefused(Exception):

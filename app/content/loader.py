@@ -12,6 +12,7 @@ from pydantic import BaseModel, ValidationError
 
 from app.content import markdown
 from app.content.schema import (
+    CheckYourself,
     ExerciseFile,
     FillIn,
     LessonFile,
@@ -21,8 +22,10 @@ from app.content.schema import (
     QuestionsFile,
     TracksFile,
 )
+from app.i18n import N_
 
 TRANSLATED_LANGUAGES = ("tr",)
+CHECK_YOURSELF = N_("Check yourself")
 M = TypeVar("M", bound=BaseModel)
 
 
@@ -259,17 +262,19 @@ def _read_lesson(reader: _Reader, folder: Path, track_slug: str) -> LessonData |
             )
     translations: dict[str, Any] = {}
     for language in TRANSLATED_LANGUAGES:
+        words = spec.translations.get(language)  # type: ignore[call-overload]
+        entry: dict[str, Any] = {}
+        if words is not None:
+            entry |= {"title": words.title, "summary": words.summary}
         translated = folder / f"body.{language}.md"
         if translated.is_file() and (text := reader.text(translated)) is not None:
-            translations[language] = {"body_html": markdown.render(text)}
-    check = "".join(
-        f'<details class="check"><summary>{markdown.render_inline(item.question)}</summary>'
-        f"{markdown.render(item.answer)}</details>"
-        for item in spec.check_yourself
-    )
-    body_html = markdown.render(body)
-    if check:
-        body_html += f'<section class="check-yourself"><h2>Check yourself</h2>{check}</section>'
+            items = spec.check_yourself
+            if words is not None and words.check_yourself is not None:
+                items = words.check_yourself
+            entry["body_html"] = markdown.render(text, language) + _check_yourself(items, language)
+        if entry:
+            translations[language] = {k: v for k, v in entry.items() if v is not None}
+    body_html = markdown.render(body) + _check_yourself(spec.check_yourself, "en")
     return LessonData(
         slug=spec.slug,
         title=spec.title,
@@ -282,6 +287,19 @@ def _read_lesson(reader: _Reader, folder: Path, track_slug: str) -> LessonData |
         questions=built,
         exercises=[e for e in exercises if e is not None],
     )
+
+
+def _check_yourself(items: list[CheckYourself], language: str) -> str:
+    """The questions to check yourself, each answer folded until asked for."""
+    if not items:
+        return ""
+    check = "".join(
+        f'<details class="check"><summary>{markdown.render_inline(item.question)}</summary>'
+        f"{markdown.render(item.answer, language)}</details>"
+        for item in items
+    )
+    heading = markdown.label(CHECK_YOURSELF, language)
+    return f'<section class="check-yourself"><h2>{heading}</h2>{check}</section>'
 
 
 def _check_references(reader: _Reader, catalog: Catalog, known: set[str]) -> None:

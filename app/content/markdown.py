@@ -14,6 +14,8 @@ from pygments.formatters import HtmlFormatter
 from pygments.lexers import get_lexer_by_name
 from pygments.util import ClassNotFound
 
+from app.i18n import N_, translations
+
 _FORMATTER = HtmlFormatter(nowrap=True)
 
 
@@ -40,23 +42,35 @@ def _parse_info(info: str) -> tuple[str, set[str], dict[str, str]]:
     return language, flags, attrs
 
 
-def _render_fence(_self: Any, tokens: list[Token], idx: int, _options: Any, _env: Any) -> str:
+PREDICT = N_("Predict the output, then reveal it")
+OUTPUT = N_("Output")
+RACE_NEEDS_JS = N_("The interactive race needs JavaScript.")
+
+
+def label(text: str, language: str | None) -> str:
+    """A label the renderer writes into lesson HTML, in the lesson text's language."""
+    return html.escape(translations(language or "en").gettext(text))
+
+
+def _render_fence(_self: Any, tokens: list[Token], idx: int, _options: Any, env: Any) -> str:
     token = tokens[idx]
     language, flags, attrs = _parse_info(token.info)
+    text_language = env.get("language") if isinstance(env, dict) else None
     if language == "race":
         return (
             '<div class="race" data-widget="race"><noscript>'
-            "<p>The interactive race needs JavaScript.</p></noscript></div>\n"
+            f"<p>{label(RACE_NEEDS_JS, text_language)}</p></noscript></div>\n"
         )
     if language == "output":
         escaped = html.escape(token.content)
-        block = f'<pre class="output" aria-label="Output"><code>{escaped}</code></pre>'
+        output = label(OUTPUT, text_language)
+        block = f'<pre class="output" aria-label="{output}"><code>{escaped}</code></pre>'
         if "predict" in flags:
             return (
-                '<details class="predict"><summary>Predict the output, then reveal it'
+                f'<details class="predict"><summary>{label(PREDICT, text_language)}'
                 f"</summary>{block}</details>\n"
             )
-        return f'<div class="output-block"><span class="label">Output</span>{block}</div>\n'
+        return f'<div class="output-block"><span class="label">{output}</span>{block}</div>\n'
     code = _highlight(token.content, language or "text")
     caption = ""
     if title := attrs.get("title"):
@@ -76,8 +90,9 @@ def _markdown() -> MarkdownIt:
 _MD = _markdown()
 
 
-def render(text: str) -> str:
-    return _MD.render(text)
+def render(text: str, language: str = "en") -> str:
+    """`language`: the language the text is written in, for the labels the renderer adds."""
+    return _MD.render(text, {"language": language})
 
 
 def render_inline(text: str) -> str:

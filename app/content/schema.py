@@ -34,6 +34,14 @@ class CheckYourself(Strict):
     answer: str = Field(min_length=1)
 
 
+class LessonTranslation(Strict):
+    """The lesson's own words in another language; what is left out stays in English."""
+
+    title: str | None = Field(default=None, min_length=1)
+    summary: str | None = Field(default=None, min_length=1)
+    check_yourself: list[CheckYourself] | None = None
+
+
 class LessonFile(Strict):
     slug: Slug
     title: str = Field(min_length=1)
@@ -41,6 +49,7 @@ class LessonFile(Strict):
     summary: str = Field(min_length=1)
     prerequisites: list[Slug] = []
     check_yourself: list[CheckYourself] = []
+    translations: dict[Literal["tr"], LessonTranslation] = {}
 
 
 class MultipleChoice(Strict):

@@ -7,6 +7,7 @@ import re
 import pytest
 from sqlalchemy import select
 
+from app.config import REPO_ROOT
 from app.models import Exercise, Question
 from tests.helpers import browser_signup
 
@@ -137,9 +138,13 @@ async def test_pages_work_for_a_signed_in_student(client):
 
 
 async def test_static_assets_are_served(client):
-    for asset in ("style.css", "highlight.css", "app.js"):
+    for asset in ("style.css", "highlight.css"):
         response = await client.get(f"/static/{asset}")
         assert response.status_code == 200, asset
+    page = await client.get("/", headers=HTML)
+    assert re.search(r'<script src="[^"]*/static/dist/app\.js" defer></script>', page.text)
+    if (REPO_ROOT / "app/static/dist/app.js").is_file():  # built by `make frontend`
+        assert (await client.get("/static/dist/app.js")).status_code == 200
 
 
 async def test_healthz_and_openapi(client):

@@ -156,7 +156,9 @@ def test_redis_restarted_during_a_burst_of_100(tmp_path: Path, stack: dict) -> N
     redis = stack["redis"]
     with httpx.Client(base_url=web.url, timeout=30) as client:
         headers = register(client)
-        ids = [submit(client, headers, SOLUTION) for _ in range(100)]
+        # A little slow, so that the burst is still running when Redis goes down.
+        paced = "import time\ntime.sleep(0.3)\n" + SOLUTION
+        ids = [submit(client, headers, paced) for _ in range(100)]
         wait_until(
             lambda: client.get("/metrics").text.count('verdict="passed"') == 1,
             60,

@@ -1,0 +1,213 @@
+// A submission's outcome, drawn from the JSON API the way app/templates/lessons/
+// _submission.html draws it on the server (keep the two in step).
+import { el } from "./dom.js";
+import { t } from "./i18n.js";
+
+export const STDERR_LINES = 30;
+const MAX_COMPARED_LINES = 400;
+
+export function verdictLabel(verdict) {
+  if (!verdict) return "";
+  const key = `verdict_${verdict}`;
+  const text = t(key);
+  return text === key ? verdict.replace(/_/g, " ") : text;
+}
+
+/** The expected output on `device`, its placeholders filled in as the grader does. */
+export function expectedOn(expected, device) {
+  const type = device.split(":")[0];
+  const name = type === "cpu" ? "cpu" : device.includes(":") ? device : `${type}:0`;
+  return expected.replaceAll("{device}", name).replaceAll("{device_type}", type);
+}
+
+function lines(text) {
+  const all = (text ?? "").replace(/\r\n?/g, "\n").split("\n");
+  while (all.length && !all[all.length - 1].trim()) all.pop();
+  return all.slice(0, MAX_COMPARED_LINES);
+}
+
+/**
+ * Rows pairing expected with actual lines (a longest-common-subsequence alignment): equal
+ * lines face each other; differing runs face each other, the longer side facing gaps.
+ * Each side: {number, text, differs} or null for a gap.
+ */
+export function sideBySide(expected, actual) {
+  const a = lines(expected);
+  const b = lines(actual);
+  const n = a.length;
+  const m = b.length;
+  const lcs = Array.from({ length: n + 1 }, () => new Uint16Array(m + 1));
+  for (let i = n - 1; i >= 0; i--) {
+    for (let j = m - 1; j >= 0; j--) {
+      lcs[i][j] = a[i] === b[j] ? lcs[i + 1][j + 1] + 1 : Math.max(lcs[i + 1][j], lcs[i][j + 1]);
+    }
+  }
+  const rows = [];
+  let i = 0;
+  let j = 0;
+  let left = [];
+  let right = [];
+  const flush = () => {
+    for (let k = 0; k < Math.max(left.length, right.length); k++) {
+      rows.push({ expected: left[k] ?? null, actual: right[k] ?? null });
+    }
+    left = [];
+    right = [];
+  };
+  while (i < n || j < m) {
+    if (i < n && j < m && a[i] === b[j]) {
+      flush();
+      rows.push({
+        expected: { number: i + 1, text: a[i], differs: false },
+        actual: { number: j + 1, text: b[j], differs: false },
+      });
+      i++;
+      j++;
+    } else if (j >= m || (i < n && lcs[i + 1][j] >= lcs[i][j + 1])) {
+      left.push({ number: i + 1, text: a[i], differs: true });
+      i++;
+    } else {
+      right.push({ number: j + 1, text: b[j], differs: true });
+      j++;
+    }
+  }
+  flush();
+  return rows;
+}
+
+export function trimLines(text, keep = STDERR_LINES) {
+  const all = text.replace(/\n+$/, "").split("\n");
+  if (all.length <= keep) return { shown: all.join("\n"), hidden: 0 };
+  return { shown: all.slice(-keep).join("\n"), hidden: all.length - keep };
+}
+
+function cell(side) {
+  if (!side) return el("td", { class: "gap" });
+  return el(
+    "td",
+    { class: side.differs ? "changed" : "same" },
+    el("span", { class: "ln", "aria-hidden": "true" }, String(side.number)),
+    side.differs ? el("span", { class: "visually-hidden" }, `${t("differs")}: `) : null,
+    el("code", {}, side.text),
+  );
+}
+
+export function compareTable(expected, actual) {
+  const rows = sideBySide(expected, actual);
+  const body = el("tbody");
+  for (const row of rows) {
+    const differs = (row.expected?.differs ?? false) || (row.actual?.differs ?? false);
+    body.append(el("tr", { class: differs ? "differs" : false }, cell(row.expected), cell(row.actual)));
+  }
+  if (!rows.length) {
+    body.append(el("tr", {}, el("td", {}, el("code", {}, t("no_output"))), el("td", {}, el("code", {}, t("no_output")))));
+  }
+  return el(
+    "div",
+    { class: "compare", role: "region", "aria-label": t("diff_caption"), tabindex: "0" },
+    el(
+      "table",
+      { class: "side-by-side" },
+      el("thead", {}, el("tr", {}, el("th", { scope: "col" }, t("expected")), el("th", { scope: "col" }, t("actual")))),
+      body,
+    ),
+  );
+}
+
+export function runResult(run, expected, mode) {
+  const head = el(
+    "p",
+    { class: "run-head" },
+    el("span", { class: "device" }, run.device),
+    " ",
+    el("strong", {}, verdictLabel(run.verdict)),
+  );
+  if (run.duration_ms) head.append(` · ${t("duration", { ms: run.duration_ms })}`);
+  if (run.exit_code !== null && run.exit_code !== undefined && run.exit_code !== 0) {
+    head.append(` · ${t("exit_code", { code: run.exit_code })}`);
+  }
+  if (run.detail && run.verdict !== "not_graded") head.append(` · ${run.detail}`);
+  const box = el("div", { class: `run verdict-${run.verdict}` }, head);
+  if (run.hint) box.append(el("p", { class: "alert hint-device" }, run.hint));
+  if (mode !== "run" && run.verdict !== "passed" && (run.diff || run.verdict === "wrong_output")) {
+    box.append(compareTable(expectedOn(expected, run.device), run.stdout));
+  } else if (run.stdout && (mode === "run" || run.verdict !== "passed")) {
+    box.append(el("span", { class: "label" }, t("output")), el("pre", { class: "output" }, el("code", {}, run.stdout)));
+  }
+  if (run.stderr) {
+    const { shown, hidden } = trimLines(run.stderr);
+    box.append(el("span", { class: "label" }, t("error_output")));
+    if (hidden) box.append(el("p", { class: "note" }, t(hidden === 1 ? "line_left_out" : "lines_left_out", { count: hidden })));
+    box.append(el("pre", { class: "stderr" }, el("code", {}, shown)));
+  }
+  return box;
+}
+
+export function statusBadge(submission) {
+  const s = submission;
+  if (s.status === "queued") return el("span", { class: "badge" }, t("queued"));
+  if (s.status === "running") return el("span", { class: "badge" }, t("running"));
+  if (s.status === "error") return el("span", { class: "badge" }, t("platform_error"));
+  const label = s.mode === "run" && s.verdict === "passed" ? t("ran") : verdictLabel(s.verdict);
+  return el(
+    "span",
+    { class: "badge" },
+    el("span", { "aria-hidden": "true" }, s.verdict === "passed" ? "✓" : "✗"),
+    ` ${label}`,
+  );
+}
+
+/** "29 Nov 22:37:01 UTC", as the server writes it (month names in the page's language). */
+function formatTime(iso) {
+  const when = new Date(iso);
+  const lang = document.documentElement.lang || "en";
+  try {
+    const parts = Object.fromEntries(
+      new Intl.DateTimeFormat(lang, {
+        day: "2-digit",
+        month: "short",
+        hour: "2-digit",
+        minute: "2-digit",
+        second: "2-digit",
+        hourCycle: "h23",
+        timeZone: "UTC",
+      })
+        .formatToParts(when)
+        .map((part) => [part.type, part.value]),
+    );
+    return `${parts.day} ${parts.month} ${parts.hour}:${parts.minute}:${parts.second} UTC`;
+  } catch {
+    return iso;
+  }
+}
+
+/** One entry of the attempt history (a <li> holding a <details>). */
+export function historyItem(submission, expected, open) {
+  const s = submission;
+  const summary = el(
+    "summary",
+    {},
+    statusBadge(s),
+    " ",
+    s.mode === "run" ? el("span", { class: "tag" }, t("try_out_run")) : null,
+    s.mode === "run" ? " " : null,
+    el("time", { datetime: s.created_at }, formatTime(s.created_at)),
+  );
+  const details = el(
+    "details",
+    {
+      class: `submission status-${s.status} verdict-${s.verdict ?? "none"} mode-${s.mode ?? "grade"}`,
+      "data-submission": String(s.id),
+      open: open ? true : false,
+    },
+    summary,
+  );
+  if (s.status === "error" && s.detail) details.append(el("p", { class: "alert" }, s.detail));
+  for (const run of s.runs ?? []) details.append(runResult(run, expected, s.mode));
+  if (s.code) {
+    details.append(
+      el("details", { class: "code" }, el("summary", {}, t("show_code")), el("pre", { class: "code" }, el("code", {}, s.code))),
+    );
+  }
+  return el("li", {}, details);
+}

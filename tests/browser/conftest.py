@@ -1,0 +1,173 @@
+"""Browser tests: a real server process (SQLite in a temporary folder, the embedded grader)
+driven through Debian's Chromium by Playwright, with an axe-core audit of every page.
+
+Needs /usr/bin/chromium (`make system-deps`), the Playwright package (the dev extra; it
+never downloads a browser here: `executable_path` points at Debian's) and the built
+bundle (`make frontend`). Screenshots go to test-artifacts/screenshots/."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import uuid
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from app.config import REPO_ROOT
+from tests.processes import PYTHON, Web
+
+playwright_api = pytest.importorskip("playwright.sync_api")
+
+CHROMIUM = Path(os.environ.get("CHROMIUM", "/usr/bin/chromium"))
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+AXE = REPO_ROOT / "node_modules" / "axe-core" / "axe.min.js"
+BUNDLE = REPO_ROOT / "app" / "static" / "dist" / "app.js"
+ARTIFACTS = REPO_ROOT / "test-artifacts" / "screenshots"
+PASSWORD = "correct horse battery"
+LOCALES = {"en": "en-US", "tr": "tr-TR"}
+
+if not CHROMIUM.exists():  # pragma: no cover - make test installs it (make system-deps)
+    pytest.skip(f"no Chromium at {CHROMIUM}; run `make system-deps`", allow_module_level=True)
+
+
+@pytest.fixture(scope="session")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Web]:
+    missing = [str(p.relative_to(REPO_ROOT)) for p in (BUNDLE, AXE) if not p.exists()]
+    assert not missing, f"missing {missing}: run `make frontend` (npm ci and the bundle) first"
+    tmp = tmp_path_factory.mktemp("browser")
+    web = Web(tmp, {"DATA_DIR": str(tmp / "data"), "GRADER_WORKERS": "2"}).start()
+    web.data_dir = tmp / "data"  # type: ignore[attr-defined]
+    try:
+        yield web
+    finally:
+        web.stop()
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    # launch() gives every run a fresh, temporary user-data dir of its own. Module scope:
+    # while Playwright's synchronous API is open, the thread counts as running an event
+    # loop, which asyncio tests collected after these would trip over.
+    with playwright_api.sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(
+            executable_path=str(CHROMIUM), args=CHROMIUM_ARGS, headless=True
+        )
+        try:
+            yield chromium
+        finally:
+            chromium.close()
+
+
+@dataclass
+class Visitor:
+    """One person's browser window, in one language."""
+
+    page: Any
+    base: str
+    lang: str
+    audited: list[str]
+
+    def go(self, path: str) -> Any:
+        self.page.goto(self.base + path)
+        return self.page
+
+    def audit(self, name: str) -> None:
+        """axe-core on the page as it is now: no serious or critical violation."""
+        audit(self.page, f"{self.lang}:{name}")
+        self.audited.append(name)
+
+    def shot(self, name: str, target: Any = None) -> Path:
+        ARTIFACTS.mkdir(parents=True, exist_ok=True)
+        path = ARTIFACTS / f"{self.lang}-{name}.png"
+        if target is None:
+            self.page.screenshot(path=str(path), full_page=True)
+        else:
+            target.screenshot(path=str(path))
+        return path
+
+    def expect_language(self) -> None:
+        assert self.page.locator("html").get_attribute("lang") == self.lang
+
+
+def audit(page: Any, where: str) -> None:
+    """Needs the page's scripts on: axe.run never settles where JavaScript is disabled."""
+    if not page.evaluate("() => typeof window.axe !== 'undefined'"):
+        # Evaluated rather than added as a <script>, so it also runs where the page's own
+        # scripts are switched off.
+        page.evaluate(f"{AXE.read_text()}\n;undefined")
+    result = page.evaluate(
+        """async () => {
+            const r = await axe.run(document, {resultTypes: ["violations"]});
+            return r.violations.map(v => ({id: v.id, impact: v.impact, help: v.help,
+                nodes: v.nodes.slice(0, 5)
+                    .map(n => n.target.join(" ") + " :: " + n.failureSummary)}));
+        }"""
+    )
+    serious = [v for v in result if v["impact"] in ("serious", "critical")]
+    assert not serious, f"axe on {where} ({page.url}):\n" + json.dumps(serious, indent=2)
+
+
+@pytest.fixture
+def visitor_factory(browser: Any, server: Web) -> Iterator[Any]:
+    contexts: list[Any] = []
+
+    def make(lang: str) -> Visitor:
+        context = browser.new_context(
+            locale=LOCALES[lang], viewport={"width": 1200, "height": 900}, base_url=server.url
+        )
+        context.set_default_timeout(20_000)
+        contexts.append(context)
+        page = context.new_page()
+        errors: list[str] = []
+        page.on("pageerror", lambda error: errors.append(str(error)))
+        visitor = Visitor(page=page, base=server.url, lang=lang, audited=[])
+        visitor.errors = errors  # type: ignore[attr-defined]
+        return visitor
+
+    yield make
+    for context in contexts:
+        context.close()
+
+
+def unique(prefix: str) -> str:
+    return f"{prefix}{uuid.uuid4().hex[:8]}"
+
+
+def sign_up(visitor: Visitor, username: str, *, audit: bool = True) -> None:
+    page = visitor.go("/signup")
+    visitor.expect_language()
+    if audit:
+        visitor.audit("signup")
+    page.fill("#username", username)
+    page.fill("#password", PASSWORD)
+    page.locator("main form button[type=submit]").click()
+    page.wait_for_url(visitor.base + "/")
+
+
+def create_teacher(server: Web, username: str) -> None:
+    env = dict(os.environ) | {
+        "DATA_DIR": str(server.data_dir),  # type: ignore[attr-defined]
+        "APP_USER_PASSWORD": PASSWORD,
+    }
+    subprocess.run(
+        [PYTHON, "-m", "app", "create-user", "--role", "teacher", "--username", username],
+        env=env,
+        cwd=REPO_ROOT,
+        check=True,
+        capture_output=True,
+        timeout=60,
+    )
