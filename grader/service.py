@@ -204,6 +204,9 @@ class Grader:
             "seccomp": sandbox.seccomp_hex,
             "scratch_mb": Limits().file_size_mb,
             "nice": 5,
+            # Interpreter directories under /tmp (say, a checkout in /tmp) would vanish under
+            # each run's own /tmp; the keeper puts them back, read-only.
+            "keep_under_tmp": [d for d in sandbox.interpreter.dirs if inside(d, "/tmp")],
         }
         interpreter = sandbox.interpreter
         spec = LaunchSpec(

@@ -70,17 +70,24 @@ def _isolate(config: dict[str, Any]) -> str:
     linux.write_file("/proc/self/uid_map", f"{inner} {uid} 1")
     linux.write_file("/proc/self/gid_map", f"{inner} {gid} 1")
     linux.mount(None, "/", None, linux.MS_REC | linux.MS_PRIVATE, None)
-    _mount_scratch(config["scratch_mb"])
+    _mount_scratch(config["scratch_mb"], config.get("keep_under_tmp", []))
     # A pseudo-terminal instance of its own: the zygote's is shared by all its runs.
     linux.mount("devpts", "/dev/pts", "devpts", linux.MS_NOSUID | linux.MS_NOEXEC,
                 "newinstance,ptmxmode=0666,mode=0620")  # fmt: skip
     return "/sandbox"
 
 
-def _mount_scratch(size_mb: int) -> None:
-    """One size-capped tmpfs shared by /sandbox, /tmp and /dev/shm, so the cap covers all three."""
+def _mount_scratch(size_mb: int, keep_under_tmp: list[str]) -> None:
+    """One size-capped tmpfs shared by /sandbox, /tmp and /dev/shm, so the cap covers all three.
+    `keep_under_tmp`: read-only directories that live under /tmp and must stay visible."""
     flags = linux.MS_NOSUID | linux.MS_NODEV
     linux.mount("tmpfs", SCRATCH_ROOT, "tmpfs", flags, f"size={size_mb}m,nr_inodes=16384,mode=0755")
+    staged = []
+    for index, path in enumerate(keep_under_tmp):
+        stage = f"{SCRATCH_ROOT}/keep-{index}"
+        os.mkdir(stage)
+        linux.mount(path, stage, None, linux.MS_BIND | linux.MS_REC, None)
+        staged.append((stage, path))
     for name, target, mode in (
         ("sandbox", "/sandbox", 0o755),
         ("tmp", "/tmp", 0o1777),
@@ -90,7 +97,13 @@ def _mount_scratch(size_mb: int) -> None:
         os.mkdir(path)
         os.chmod(path, mode)
         linux.mount(path, target, None, linux.MS_BIND | flags, None)
-    # Detach the staging mount; the three binds keep the filesystem alive.
+    for stage, path in staged:
+        os.makedirs(path, mode=0o755, exist_ok=True)
+        linux.mount(stage, path, None, linux.MS_BIND | linux.MS_REC, None)
+        linux.mount(
+            None, path, None, linux.MS_REMOUNT | linux.MS_BIND | linux.MS_RDONLY | flags, None
+        )
+    # Detach the staging mount; the binds keep the filesystems alive.
     linux.umount(SCRATCH_ROOT, linux.MNT_DETACH)
 
 
