@@ -162,10 +162,6 @@ async def unfinished_ids(*, session: AsyncSession) -> list[int]:
     return list(rows.all())
 
 
-async def count_queued(*, session: AsyncSession) -> int:
-    return int(await session.scalar(select(func.count()).where(Submission.status == "queued")) or 0)
-
-
 async def fail(*, session: AsyncSession, submission_id: int, detail: str) -> bool:
     """End an unfinished submission as a platform error (never counted against the student)."""
     ended = await session.execute(
