@@ -7,38 +7,20 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
 
-import httpx
 import pytest
-from argon2 import PasswordHasher
 from sqlalchemy import select
 
-from app.auth import security
 from app.auth.security import hash_password
 from app.auth.service import issue_token
 from app.classes import service
 from app.db import Database
 from app.models import ClassAssignment, Exercise, Question, Submission, User, utcnow
-from tests.helpers import bearer, refuse_server_errors, unique_name
+from tests.helpers import bearer, unique_name
 
 PASSWORD = "correct horse"
 _HASH = hash_password(PASSWORD)  # argon2 once per run, not once per user
 LESSON = "tensor-basics"
 OTHER_LESSON = "tensors-on-the-gpu"
-
-
-@pytest.fixture(autouse=True)
-def _cheap_password_hashing(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Sign-up and log-in in these tests use Argon2 at its smallest cost."""
-    cheap = PasswordHasher(time_cost=1, memory_cost=8, parallelism=1)
-    monkeypatch.setattr(security, "_hasher", cheap)
-    monkeypatch.setattr(security, "_DUMMY_HASH", cheap.hash("not-a-real-password"))
-
-
-@pytest.fixture
-def client(client: httpx.AsyncClient) -> httpx.AsyncClient:
-    """The shared client, failing the test on any 5xx answer."""
-    client.event_hooks["response"].append(refuse_server_errors)
-    return client
 
 
 @dataclass

@@ -1,26 +1,9 @@
-import httpx
 import pytest
 
 from app.content.loader import build_question
 from app.content.schema import Blank, FillIn, MultipleChoice, QuestionFile
 from app.db import Database
 from app.models import Question
-from tests.helpers import cheap_password_hashing, refuse_server_errors
-
-
-@pytest.fixture(autouse=True)
-def _cheap_password_hashing(
-    request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    if "real_password_hashing" not in request.fixturenames:
-        cheap_password_hashing(monkeypatch)
-
-
-@pytest.fixture
-def client(client: httpx.AsyncClient) -> httpx.AsyncClient:
-    """The shared client, failing the test on any 5xx answer."""
-    client.event_hooks["response"].append(refuse_server_errors)
-    return client
 
 
 async def _add_question(db: Database, spec: QuestionFile, lesson_slug: str) -> str:

@@ -1,3 +1,6 @@
+"""For every app test: cheap Argon2 (unless a test asks for the real parameters) and a
+client that fails the test on any 5xx answer."""
+
 import httpx
 import pytest
 
