@@ -26,6 +26,7 @@ from dramatiq.brokers.redis import RedisBroker
 from dramatiq.middleware import AgeLimit, Callbacks, Pipelines, ShutdownNotifications, TimeLimit
 
 from .config import GraderConfig
+from .contract import Run
 from .queueing import (
     ALIVE_EVERY_S,
     DEFAULT_NAMESPACE,
@@ -105,9 +106,40 @@ class Presence:
             self._announce()
 
 
+def failed_run(device: str, detail: str) -> Run:
+    return Run(
+        device=device,
+        verdict="error",
+        stdout="",
+        stderr="",
+        exit_code=None,
+        duration_ms=0,
+        detail=detail,
+    )
+
+
 def make_handler(grader: Grader, sender: EventSender, worker_id: str, device: str) -> Any:
     def handle(request: dict[str, Any]) -> None:
-        req = RunRequest.model_validate(request)
+        try:
+            req = RunRequest.model_validate(request)
+        except ValueError as exc:
+            # Answered, not dropped: a job nobody reports on would be re-sent forever.
+            job_id = (
+                str((request.get("job") or {}).get("id", "")) if isinstance(request, dict) else ""
+            )
+            log.error("malformed job %r: %s", job_id, exc)
+            if job_id:
+                sender.send(
+                    RunEvent(
+                        job_id=job_id,
+                        device=device,
+                        delivery=0,
+                        event="finished",
+                        worker=worker_id,
+                        run=failed_run(device, "This worker could not read the job it was sent."),
+                    )
+                )
+            return
         job = req.job.model_copy(update={"devices": [device]})
 
         def event(kind: str, **extra: Any) -> RunEvent:
@@ -134,6 +166,9 @@ def make_handler(grader: Grader, sender: EventSender, worker_id: str, device: st
                 run = grader.grade(job).runs[0]
             else:
                 run = grader.run(job.code, device, job.limits)
+        except Exception:
+            log.exception("grading job %s on %s failed", job.id, device)
+            run = failed_run(device, "The grader failed while running this submission.")
         finally:
             done.set()
         sender.send(event("finished", run=run))
