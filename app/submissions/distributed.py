@@ -19,7 +19,7 @@ from redis.exceptions import RedisError, ResponseError
 
 from app.config import Settings
 from app.db import Database
-from app.models import Exercise
+from app.models import Exercise, Submission
 from app.submissions import service
 from app.submissions.dispatch import Notifier
 from app.submissions.jobs import job_for
@@ -35,6 +35,7 @@ from grader.queueing import (
 log = logging.getLogger(__name__)
 GROUP = "recorders"
 NOT_HERE = "not graded on {device} here: no worker for it is running"
+SENT_MEMORY_S = 7 * 24 * 3600  # how long the id of a job's queue message is kept
 NO_CPU_WORKER = "No grader worker for cpu is running, so this submission could not be graded."
 
 
@@ -172,9 +173,38 @@ class DistributedGrading:
                 options={},
             )
             try:
-                await asyncio.to_thread(self.broker.enqueue, message)
+                sent = await asyncio.to_thread(self.broker.enqueue, message)
             except Exception as exc:  # Redis away: the lease runs out and the reaper re-sends
                 log.warning("could not queue submission %s for %s: %s", submission_id, device, exc)
+            else:
+                await self._remember_sent(submission_id, device, sent)
+
+    async def _remember_sent(self, submission_id: int, device: str, message: Message[Any]) -> None:
+        with contextlib.suppress(RedisError):  # forgotten: the reaper re-sends it, uncounted
+            await self.redis.set(
+                self._sent_key(submission_id, device),
+                message.options["redis_message_id"],
+                ex=SENT_MEMORY_S,
+            )
+
+    def _sent_key(self, submission_id: int, device: str) -> str:
+        return f"{self.namespace}:sent:{submission_id}:{device}"
+
+    async def _still_in_queue(self, submission_id: int, devices: list[str]) -> bool:
+        """Whether every message last sent for these devices is still held by Redis (waiting
+        in its queue, or taken by a worker that has not finished it). Dramatiq keeps a
+        message in the queue's `.msgs` hash from enqueue until it is acknowledged."""
+        if not devices:
+            return False
+        try:
+            for device in devices:
+                message_id = await self.redis.get(self._sent_key(submission_id, device))
+                held = f"{self.namespace}:{queue_for(device)}.msgs"
+                if message_id is None or not await self.redis.hexists(held, message_id):
+                    return False
+        except RedisError:
+            return False
+        return True
 
     async def _reap(self) -> None:
         while True:
@@ -183,9 +213,31 @@ class DistributedGrading:
                 async with self.database.sessionmaker() as session:
                     ids = await service.expired(session=session)
                 for submission_id in ids:
-                    await self._deliver(submission_id, only_if_expired=True)
+                    await self._resend_expired(submission_id)
             except Exception:
                 log.exception("reaping expired submissions failed; trying again")
+
+    async def _resend_expired(self, submission_id: int) -> None:
+        """A lease ran out. A job that is only waiting its turn in a long queue keeps its
+        place; one the queue lost, or whose worker went silent, is sent again."""
+        async with self.database.sessionmaker() as session:
+            submission = await session.get(Submission, submission_id)
+            if submission is None:
+                return
+            status = submission.status
+            done = await service.recorded_devices(session=session, submission_id=submission_id)
+            missing = [d for d in submission.devices if d not in done]
+        if status == "queued" and await self._still_in_queue(submission_id, missing):
+            live = await self.workers()
+            if live.get("cpu", 0) or not self._missing_for_long("cpu"):
+                async with self.database.writer() as session, session.begin():
+                    await service.extend_queued_lease(
+                        session=session,
+                        submission_id=submission_id,
+                        lease_s=self.settings.queued_lease_s,
+                    )
+                return
+        await self._deliver(submission_id, only_if_expired=True)
 
     # --- receiving events -----------------------------------------------------------------
 

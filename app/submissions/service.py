@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from datetime import timedelta
+from datetime import datetime, timedelta
 from typing import Any, Literal
 
-from sqlalchemy import ColumnElement, func, select, update
+from sqlalchemy import ColumnElement, case, func, select, update
 from sqlalchemy.dialects.postgresql import insert as postgresql_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.ext.asyncio import AsyncSession
@@ -234,27 +234,55 @@ async def expired(*, session: AsyncSession, limit: int = 100) -> list[int]:
     return list(rows.all())
 
 
+def _lease_ran_out(now: datetime) -> ColumnElement[bool]:
+    return (Submission.lease_expires_at < now) | Submission.lease_expires_at.is_(None)
+
+
 async def take_for_delivery(
     *, session: AsyncSession, submission_id: int, lease_s: float, only_if_expired: bool
 ) -> Submission | None:
-    """Count one more delivery and lease the row; with only_if_expired, a row someone else
-    re-leased meanwhile is left alone (several web processes may reap at once)."""
+    """Lease the row for one more delivery; with only_if_expired, a row someone else
+    re-leased meanwhile is left alone (several web processes may reap at once).
+
+    `attempts` counts tries that could have failed: the first delivery, a retry after a
+    platform fault, and a re-send of a job a worker started and then went silent on. A job
+    sent again because the queue lost it (Redis restarted) was never tried, so it does not
+    count; otherwise a long queue during a Redis restart would use up every try."""
     now = utcnow()
     condition: ColumnElement[bool] = Submission.status.in_(("queued", "running"))
+    increment: Any = 1
     if only_if_expired:
-        condition &= (Submission.lease_expires_at < now) | Submission.lease_expires_at.is_(None)
+        condition &= _lease_ran_out(now)
+        increment = case(
+            ((Submission.status == "running") | (Submission.attempts == 0), 1), else_=0
+        )
     taken = await session.execute(
         update(Submission)
         .where(Submission.id == submission_id, condition)
         .values(
             status="queued",
-            attempts=Submission.attempts + 1,
+            attempts=Submission.attempts + increment,
             lease_expires_at=now + timedelta(seconds=lease_s),
         )
     )
     if getattr(taken, "rowcount", 0) != 1:
         return None
     return await session.get(Submission, submission_id, populate_existing=True)
+
+
+async def extend_queued_lease(*, session: AsyncSession, submission_id: int, lease_s: float) -> bool:
+    """Give a job that still waits in the queue more time, without sending it again."""
+    now = utcnow()
+    extended = await session.execute(
+        update(Submission)
+        .where(
+            Submission.id == submission_id,
+            Submission.status == "queued",
+            _lease_ran_out(now),
+        )
+        .values(lease_expires_at=now + timedelta(seconds=lease_s))
+    )
+    return getattr(extended, "rowcount", 0) == 1
 
 
 async def solution_reason(*, session: AsyncSession, user_id: int, exercise_id: str) -> str | None:

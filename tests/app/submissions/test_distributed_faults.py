@@ -174,6 +174,30 @@ def test_redis_restarted_during_a_burst_of_100(tmp_path: Path, stack: dict) -> N
         redis.start()
         results = finished(client, headers, ids, 150)
         assert_graded_once(results, client, headers)
+    # Jobs the restart lost are sent again without using up their tries; a job that was
+    # running when Redis went down may count one lost try, never more.
+    assert max(attempts(stack).values()) <= 2, attempts(stack)
+
+
+def test_a_long_queue_keeps_its_place(tmp_path: Path, stack: dict) -> None:
+    """Jobs that wait in line longer than QUEUED_LEASE_S are still in the queue: none is sent
+    again, so none runs twice and none uses up its tries."""
+    stack["env"]["QUEUED_LEASE_S"] = "1"
+    start_worker(tmp_path, stack, threads=1)
+    web = start_web(tmp_path, stack)
+    with httpx.Client(base_url=web.url, timeout=30) as client:
+        headers = register(client)
+        wait_until(
+            lambda: 'tensorcamp_workers{device="cpu"} 1' in client.get("/metrics").text,
+            60,
+            "the worker",
+        )
+        paced = "import time\ntime.sleep(0.4)\n" + SOLUTION
+        ids = [submit(client, headers, paced) for _ in range(12)]
+        results = finished(client, headers, ids, 120)
+        assert_graded_once(results, client, headers)
+    assert finished_reports(stack) == {str(i): 1 for i in ids}
+    assert set(attempts(stack).values()) == {1}
 
 
 def test_web_restarted_with_jobs_in_flight(tmp_path: Path, stack: dict) -> None:
@@ -220,6 +244,28 @@ def test_a_duplicate_delivery_is_recorded_once(tmp_path: Path, stack: dict) -> N
         again = finished(client, headers, ids, 10)
         assert again == first
         assert_graded_once(again, client, headers)
+
+
+def attempts(stack: dict) -> dict[int, int]:
+    """Each submission's counted tries, straight from the database."""
+    database = stack["env"]["DATABASE_URL"].rsplit("/", 1)[1]
+    rows = subprocess.run(
+        [
+            "psql",
+            "-h",
+            "127.0.0.1",
+            "-U",
+            "postgres",
+            "-d",
+            database,
+            "-Atc",
+            "SELECT id, attempts FROM submissions",
+        ],
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout.split()
+    return {int(row.split("|")[0]): int(row.split("|")[1]) for row in rows}
 
 
 def finished_reports(stack: dict) -> dict[str, int]:
