@@ -102,7 +102,7 @@ RUN set -eu; \
     fi
 # The grader's dependencies go into the venv, the grader package itself beside it in
 # /opt/grader (on PYTHONPATH): the sandbox exposes the interpreter's whole prefix (/opt/venv)
-# read-only, and the grader refuses to start where that would include its own package.
+# read-only, so the package is kept out of it rather than covered inside it.
 COPY grader/ /src/grader/
 RUN pip install '/src/grader[worker]' \
  && pip uninstall -y tensorcamp-grader \

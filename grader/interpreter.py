@@ -46,10 +46,12 @@ def inspect_interpreter(python: str, hidden: tuple[str, ...]) -> Interpreter:
         raise ExposureError(f"cannot run the sandbox interpreter {python!r}: {exc}") from exc
     required = _existing_dirs([python, *data["prefixes"]])
     for path in required:
-        if path == "/" or any(inside(secret, path) for secret in hidden):
+        # A protected path strictly inside (say, this package installed into the same
+        # virtual environment) is covered with an empty tmpfs instead; see masks_for.
+        if path == "/" or path in hidden:
             raise ExposureError(
                 f"refusing to expose {path} (the interpreter lives there) to the sandbox: "
-                "it is or contains a protected path; install the interpreter elsewhere"
+                "it is a protected path; install the interpreter elsewhere"
             )
     optional = []
     for path in _existing_dirs(data["path"]):
