@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import weakref
 from typing import TYPE_CHECKING, Protocol
 
 from app.db import Database
@@ -33,10 +34,20 @@ class Notifier:
     event *before* it looks at the row, so a finish in between is never missed."""
 
     def __init__(self) -> None:
-        self._events: dict[int, asyncio.Event] = {}
+        # Weak: an event lives as long as someone waits on it, so a waiter that found the
+        # submission finished already leaves nothing behind.
+        self._events: weakref.WeakValueDictionary[int, asyncio.Event] = (
+            weakref.WeakValueDictionary()
+        )
 
     def event_for(self, submission_id: int) -> asyncio.Event:
-        return self._events.setdefault(submission_id, asyncio.Event())
+        event = self._events.get(submission_id)
+        if event is None:
+            event = self._events[submission_id] = asyncio.Event()
+        return event
+
+    def __len__(self) -> int:
+        return len(self._events)
 
     def finished(self, submission_id: int) -> None:
         if event := self._events.pop(submission_id, None):

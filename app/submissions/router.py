@@ -105,6 +105,9 @@ async def get_submission(
     session: SessionDep,
     wait: Annotated[float, Query(ge=0, le=30)] = 0,
 ) -> SubmissionOut:
+    grading = grading_of(request)
+    # Taken before the look below, so that a finish in between still wakes the wait.
+    event = grading.notifier.event_for(submission_id) if grading and wait > 0 else None
     submission = await service.get_own_submission(
         session=session, user_id=user.id, submission_id=submission_id
     )
@@ -114,12 +117,12 @@ async def get_submission(
         # A long poll must not hold a pooled connection: end this read-only transaction
         # now; the wait looks with short sessions of its own.
         await session.close()
-        grading = grading_of(request)
         latest = await wait_for_submission(
             database=get_database(request),
             notifier=grading.notifier if grading else None,
             submission_id=submission_id,
             seconds=wait,
+            event=event,
         )
         submission = latest or submission
     position = await service.queue_position(session=session, submission=submission)

@@ -14,18 +14,30 @@ POLL_S = 0.25
 
 
 async def wait_for_submission(
-    *, database: Database, notifier: Notifier | None, submission_id: int, seconds: float
+    *,
+    database: Database,
+    notifier: Notifier | None,
+    submission_id: int,
+    seconds: float,
+    event: asyncio.Event | None = None,
 ) -> Submission | None:
     """The submission as soon as it is finished or `seconds` run out. Each look uses its
-    own short session: a long transaction would keep showing SQLite's old snapshot."""
+    own short session: a long transaction would keep showing SQLite's old snapshot.
+
+    `event`: taken from the notifier by a caller *before* its own look found the submission
+    unfinished; the first wait then needs no look of its own."""
     deadline = time.monotonic() + seconds
+    looked = event is not None  # the caller's look counts as the first
     while True:
-        event = notifier.event_for(submission_id) if notifier else None
-        async with database.sessionmaker() as session:
-            submission = await session.get(Submission, submission_id)
+        if not looked:
+            event = notifier.event_for(submission_id) if notifier else None
+            async with database.sessionmaker() as session:
+                submission = await session.get(Submission, submission_id)
+            remaining = deadline - time.monotonic()
+            if submission is None or submission.status in ("done", "error") or remaining <= 0:
+                return submission
+        looked = False
         remaining = deadline - time.monotonic()
-        if submission is None or submission.status in ("done", "error") or remaining <= 0:
-            return submission
         if event is None:
             await asyncio.sleep(min(remaining, POLL_S))
             continue

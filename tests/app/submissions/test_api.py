@@ -258,3 +258,17 @@ async def test_hostile_code_leaves_the_server_answering(live, live_app):
         assert (await live.get("/healthz")).status_code == 200
     normal = await submit_and_wait(live, headers, SOLUTION)
     assert normal["verdict"] == "passed"
+
+
+async def test_waiting_leaves_nothing_behind(live, live_app):
+    """Each `?wait=` takes a wake-up event; none outlives its waiters, whether the
+    submission was finished already, finished during the wait or belongs to someone else."""
+    _, token = await register(live)
+    result = await submit_and_wait(live, bearer(token), SOLUTION)
+    for _ in range(3):
+        again = await live.get(f"/api/submissions/{result['id']}?wait=5", headers=bearer(token))
+        assert again.json() == result
+    _, stranger = await register(live)
+    response = await live.get(f"/api/submissions/{result['id']}?wait=5", headers=bearer(stranger))
+    assert response.status_code == 404
+    assert len(live_app.state.grading.notifier) == 0
