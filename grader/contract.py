@@ -57,6 +57,19 @@ class Run(BaseModel):
     hint: str | None = None
     detail: str | None = None
 
+    @classmethod
+    def without_output(cls, device: str, verdict: RunVerdict, detail: str) -> Run:
+        """A run that produced nothing: not graded on this host, or failed before it ran."""
+        return cls(
+            device=device,
+            verdict=verdict,
+            stdout="",
+            stderr="",
+            exit_code=None,
+            duration_ms=0,
+            detail=detail,
+        )
+
 
 class Result(BaseModel):
     job_id: str

@@ -106,18 +106,6 @@ class Presence:
             self._announce()
 
 
-def failed_run(device: str, detail: str) -> Run:
-    return Run(
-        device=device,
-        verdict="error",
-        stdout="",
-        stderr="",
-        exit_code=None,
-        duration_ms=0,
-        detail=detail,
-    )
-
-
 def make_handler(grader: Grader, sender: EventSender, worker_id: str, device: str) -> Any:
     def handle(request: dict[str, Any]) -> None:
         try:
@@ -136,7 +124,9 @@ def make_handler(grader: Grader, sender: EventSender, worker_id: str, device: st
                         delivery=0,
                         event="finished",
                         worker=worker_id,
-                        run=failed_run(device, "This worker could not read the job it was sent."),
+                        run=Run.without_output(
+                            device, "error", "This worker could not read the job it was sent."
+                        ),
                     )
                 )
             return
@@ -168,7 +158,9 @@ def make_handler(grader: Grader, sender: EventSender, worker_id: str, device: st
                 run = grader.run(job.code, device, job.limits)
         except Exception:
             log.exception("grading job %s on %s failed", job.id, device)
-            run = failed_run(device, "The grader failed while running this submission.")
+            run = Run.without_output(
+                device, "error", "The grader failed while running this submission."
+            )
         finally:
             done.set()
         sender.send(event("finished", run=run))

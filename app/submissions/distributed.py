@@ -23,6 +23,7 @@ from app.models import Exercise, Submission
 from app.submissions import service
 from app.submissions.dispatch import Notifier
 from app.submissions.jobs import job_for
+from grader import Run
 from grader.queueing import (
     RunEvent,
     RunRequest,
@@ -40,17 +41,7 @@ NO_CPU_WORKER = "No grader worker for cpu is running, so this submission could n
 
 
 def not_graded_run(device: str) -> dict[str, Any]:
-    return {
-        "device": device,
-        "verdict": "not_graded",
-        "stdout": "",
-        "stderr": "",
-        "exit_code": None,
-        "duration_ms": 0,
-        "diff": "",
-        "hint": None,
-        "detail": NOT_HERE.format(device=device),
-    }
+    return Run.without_output(device, "not_graded", NOT_HERE.format(device=device)).model_dump()
 
 
 class DistributedGrading:

@@ -88,6 +88,14 @@ def register(client: httpx.Client) -> dict[str, str]:
     return {"Authorization": f"Bearer {response.json()['token']}"}
 
 
+def workers_ready(client: httpx.Client, count: int) -> None:
+    wait_until(
+        lambda: f'tensorcamp_workers{{device="cpu"}} {count}\n' in client.get("/metrics").text,
+        60,
+        f"{count} cpu worker(s)",
+    )
+
+
 def submit(client: httpx.Client, headers: dict[str, str], code: str) -> int:
     response = client.post(
         f"/api/exercises/{EXERCISE}/submissions", json={"code": code}, headers=headers
@@ -130,11 +138,7 @@ def test_a_worker_killed_mid_run_is_replaced(tmp_path: Path, stack: dict) -> Non
     first = start_worker(tmp_path, stack)
     with httpx.Client(base_url=web.url, timeout=30) as client:
         headers = register(client)
-        wait_until(
-            lambda: client.get("/metrics").text.count('tensorcamp_workers{device="cpu"} 1') == 1,
-            60,
-            "the first worker",
-        )
+        workers_ready(client, 1)
         ids = [submit(client, headers, SLOW_SOLUTION) for _ in range(3)]
         wait_until(
             lambda: any(
@@ -187,11 +191,7 @@ def test_a_long_queue_keeps_its_place(tmp_path: Path, stack: dict) -> None:
     web = start_web(tmp_path, stack)
     with httpx.Client(base_url=web.url, timeout=30) as client:
         headers = register(client)
-        wait_until(
-            lambda: 'tensorcamp_workers{device="cpu"} 1' in client.get("/metrics").text,
-            60,
-            "the worker",
-        )
+        workers_ready(client, 1)
         paced = "import time\ntime.sleep(0.4)\n" + SOLUTION
         ids = [submit(client, headers, paced) for _ in range(12)]
         results = finished(client, headers, ids, 120)
@@ -224,11 +224,7 @@ def test_a_duplicate_delivery_is_recorded_once(tmp_path: Path, stack: dict) -> N
     web = start_web(tmp_path, stack)
     with httpx.Client(base_url=web.url, timeout=30) as client:
         headers = register(client)
-        wait_until(
-            lambda: 'tensorcamp_workers{device="cpu"} 2' in client.get("/metrics").text,
-            60,
-            "two workers",
-        )
+        workers_ready(client, 2)
         slow = "import time\ntime.sleep(3)\n" + SOLUTION
         ids = [submit(client, headers, slow) for _ in range(2)]
         first = finished(client, headers, ids, 90)
