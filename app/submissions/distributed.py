@@ -95,6 +95,12 @@ class DistributedGrading:
                 self._last_seen[device] = time.monotonic()
         return counts
 
+    def _served(self, device: str, live: dict[str, int]) -> bool:
+        """A worker for the device is running (for cpu: or was, within the grace period)."""
+        if live.get(device, 0):
+            return True
+        return device == "cpu" and not self._missing_for_long("cpu")
+
     def _missing_for_long(self, device: str) -> bool:
         seen = self._last_seen.get(device, self._started_at)
         return time.monotonic() - seen > self.settings.no_worker_grace_s
@@ -220,7 +226,8 @@ class DistributedGrading:
             missing = [d for d in submission.devices if d not in done]
         if status == "queued" and await self._still_in_queue(submission_id, missing):
             live = await self.workers()
-            if live.get("cpu", 0) or not self._missing_for_long("cpu"):
+            # Waiting is worth it only while someone will take each of its messages.
+            if all(self._served(device, live) for device in missing):
                 async with self.database.writer() as session, session.begin():
                     await service.extend_queued_lease(
                         session=session,

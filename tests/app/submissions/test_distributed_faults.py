@@ -14,7 +14,7 @@ import pytest
 import redis as redis_client
 
 from app.config import REPO_ROOT
-from grader.queueing import RunEvent, results_stream
+from grader.queueing import RunEvent, queue_for, results_stream, workers_key
 from tests.processes import PrivateRedis, Web, wait_until, worker
 
 EXERCISE = "gpu-support-device-independent"
@@ -200,6 +200,29 @@ def test_a_long_queue_keeps_its_place(tmp_path: Path, stack: dict) -> None:
     assert set(attempts(stack).values()) == {1}
 
 
+def test_a_queued_job_whose_device_left_is_not_kept_waiting(tmp_path: Path, stack: dict) -> None:
+    """A job waits in a device's queue only while a worker for that device is alive: once
+    the last cuda worker is gone, its cuda run is `not_graded` at the next look."""
+    stack["env"]["QUEUED_LEASE_S"] = "1"
+    stack["env"]["RUNNING_LEASE_S"] = "60"  # only the queued lease may decide here
+    presence = redis_client.Redis.from_url(stack["redis"].url)
+    cuda = workers_key(stack["namespace"], "cuda")
+    presence.zadd(cuda, {"a-gpu-host": time.time() + 600})
+    web = start_web(tmp_path, stack)
+    with httpx.Client(base_url=web.url, timeout=30) as client:
+        headers = register(client)
+        [ident] = [submit(client, headers, SOLUTION)]
+        wait_until(lambda: queued_on(stack, "cuda") == 1, 30, "the job on the cuda queue")
+        presence.zrem(cuda, "a-gpu-host")
+        wait_until(lambda: "cuda" in recorded_runs(stack, ident), 30, "cuda to be given up")
+        start_worker(tmp_path, stack)
+        results = finished(client, headers, [ident], 90)
+        assert_graded_once(results, client, headers)
+    [run] = [r for r in results[ident]["runs"] if r["device"] == "cuda"]
+    assert run["verdict"] == "not_graded"
+    presence.close()
+
+
 def test_web_restarted_with_jobs_in_flight(tmp_path: Path, stack: dict) -> None:
     start_worker(tmp_path, stack)
     web = start_web(tmp_path, stack)
@@ -240,6 +263,26 @@ def test_a_duplicate_delivery_is_recorded_once(tmp_path: Path, stack: dict) -> N
         again = finished(client, headers, ids, 10)
         assert again == first
         assert_graded_once(again, client, headers)
+
+
+def queued_on(stack: dict, device: str) -> int:
+    """Messages held in a device's Dramatiq queue (waiting or taken, not yet acknowledged)."""
+    client = redis_client.Redis.from_url(stack["redis"].url)
+    count = int(client.hlen(f"{stack['namespace']}:{queue_for(device)}.msgs"))
+    client.close()
+    return count
+
+
+def recorded_runs(stack: dict, submission_id: int) -> list[str]:
+    """The devices with a run stored for a submission, straight from the database."""
+    database = stack["env"]["DATABASE_URL"].rsplit("/", 1)[1]
+    sql = f"SELECT device FROM submission_runs WHERE submission_id = {int(submission_id)}"
+    return subprocess.run(
+        ["psql", "-h", "127.0.0.1", "-U", "postgres", "-d", database, "-Atc", sql],
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout.split()
 
 
 def attempts(stack: dict) -> dict[int, int]:
