@@ -70,6 +70,17 @@ class Service:
         return self.log.read_text(errors="replace")[-4000:]
 
 
+def psql(sql: str, database: str = "postgres") -> list[list[str]]:
+    """Run SQL on the local server; the rows it printed, fields split."""
+    output = subprocess.run(
+        ["psql", "-h", "127.0.0.1", "-U", "postgres", "-d", database, "-qAtc", sql],
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout
+    return [line.split("|") for line in output.splitlines() if line]
+
+
 class PrivateRedis(Service):
     def __init__(self, tmp: Path) -> None:
         self.port = free_port()

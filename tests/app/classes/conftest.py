@@ -14,6 +14,7 @@ from app.auth.security import hash_password
 from app.auth.service import issue_token
 from app.classes import service
 from app.db import Database
+from app.lessons.service import get_lesson
 from app.models import ClassAssignment, Exercise, Question, Submission, User, utcnow
 from tests.helpers import bearer, unique_name
 
@@ -115,21 +116,9 @@ async def world(db: Database) -> World:
 
 async def lesson_items(db: Database, slug: str = LESSON) -> tuple[list[Question], list[Exercise]]:
     async with db.sessionmaker() as session:
-        questions = (
-            await session.scalars(
-                select(Question)
-                .where(Question.lesson_slug == slug, ~Question.retired)
-                .order_by(Question.position)
-            )
-        ).all()
-        exercises = (
-            await session.scalars(
-                select(Exercise)
-                .where(Exercise.lesson_slug == slug, ~Exercise.retired)
-                .order_by(Exercise.position)
-            )
-        ).all()
-    return list(questions), list(exercises)
+        detail = await get_lesson(session=session, slug=slug)
+    assert detail is not None, slug
+    return detail.questions, detail.exercises
 
 
 def right_answer(question: Question) -> Any:

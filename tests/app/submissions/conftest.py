@@ -3,7 +3,6 @@ shared by a module: the warm grader takes seconds to start, a test should not pa
 
 from __future__ import annotations
 
-import subprocess
 import uuid
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -13,12 +12,7 @@ import pytest
 
 from app.main import create_app
 from tests.conftest import test_settings
-
-
-def _psql(sql: str) -> None:
-    subprocess.run(
-        ["psql", "-h", "127.0.0.1", "-U", "postgres", "-qc", sql], check=True, capture_output=True
-    )
+from tests.processes import psql
 
 
 @pytest.fixture(scope="module", params=["sqlite", "postgresql"])
@@ -29,7 +23,7 @@ async def live_app(request: pytest.FixtureRequest, tmp_path_factory: pytest.Temp
         url = f"sqlite:///{tmp / 'live.db'}"
     else:
         name = f"tc_live_{uuid.uuid4().hex[:10]}"
-        _psql(f'CREATE DATABASE "{name}"')
+        psql(f'CREATE DATABASE "{name}"')
         url = f"postgresql://postgres@127.0.0.1:5432/{name}"
     settings = test_settings(tmp, database_url=url, submissions_per_minute=30, grader_workers=2)
     app = create_app(settings)
@@ -38,7 +32,7 @@ async def live_app(request: pytest.FixtureRequest, tmp_path_factory: pytest.Temp
             yield app
     finally:
         if name:
-            _psql(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+            psql(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
 
 
 @pytest.fixture

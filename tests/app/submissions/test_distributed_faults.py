@@ -3,7 +3,6 @@ every submission still gets its verdict, and each is recorded exactly once."""
 
 from __future__ import annotations
 
-import subprocess
 import time
 import uuid
 from collections.abc import Iterator
@@ -15,7 +14,7 @@ import redis as redis_client
 
 from app.config import REPO_ROOT
 from grader.queueing import RunEvent, queue_for, results_stream, workers_key
-from tests.processes import PrivateRedis, Web, wait_until, worker
+from tests.processes import PrivateRedis, Web, psql, wait_until, worker
 
 EXERCISE = "gpu-support-device-independent"
 SOLUTION = (
@@ -24,10 +23,8 @@ SOLUTION = (
 SLOW_SOLUTION = "import time\ntime.sleep(1.5)\n" + SOLUTION
 
 
-def psql(sql: str) -> None:
-    subprocess.run(
-        ["psql", "-h", "127.0.0.1", "-U", "postgres", "-qc", sql], check=True, capture_output=True
-    )
+def stack_sql(stack: dict, sql: str) -> list[list[str]]:
+    return psql(sql, stack["env"]["DATABASE_URL"].rsplit("/", 1)[1])
 
 
 @pytest.fixture
@@ -275,36 +272,14 @@ def queued_on(stack: dict, device: str) -> int:
 
 def recorded_runs(stack: dict, submission_id: int) -> list[str]:
     """The devices with a run stored for a submission, straight from the database."""
-    database = stack["env"]["DATABASE_URL"].rsplit("/", 1)[1]
     sql = f"SELECT device FROM submission_runs WHERE submission_id = {int(submission_id)}"
-    return subprocess.run(
-        ["psql", "-h", "127.0.0.1", "-U", "postgres", "-d", database, "-Atc", sql],
-        check=True,
-        capture_output=True,
-        text=True,
-    ).stdout.split()
+    return [device for [device] in stack_sql(stack, sql)]
 
 
 def attempts(stack: dict) -> dict[int, int]:
     """Each submission's counted tries, straight from the database."""
-    database = stack["env"]["DATABASE_URL"].rsplit("/", 1)[1]
-    rows = subprocess.run(
-        [
-            "psql",
-            "-h",
-            "127.0.0.1",
-            "-U",
-            "postgres",
-            "-d",
-            database,
-            "-Atc",
-            "SELECT id, attempts FROM submissions",
-        ],
-        check=True,
-        capture_output=True,
-        text=True,
-    ).stdout.split()
-    return {int(row.split("|")[0]): int(row.split("|")[1]) for row in rows}
+    rows = stack_sql(stack, "SELECT id, attempts FROM submissions")
+    return {int(ident): int(tries) for ident, tries in rows}
 
 
 def finished_reports(stack: dict) -> dict[str, int]:
