@@ -99,7 +99,9 @@ class DevicePool:
 
     # --- runs --------------------------------------------------------------------------------
 
-    def execute(self, code: str, limits: Limits) -> Outcome:
+    def execute(self, code: str, limits: Limits, setup: str | None = None) -> Outcome:
+        """Run `code` as `main.py`; `setup` (trusted, from the exercise) runs first in the same
+        namespace, for hidden variants of an exercise's input."""
         with self._slots:
             with self._lock:
                 self.active += 1
@@ -108,7 +110,7 @@ class DevicePool:
                     spare = self._take_spare()
                     if spare is None:
                         return Outcome(fault=self.error or "no sandbox became ready in time")
-                    outcome = self._run(spare, code, limits)
+                    outcome = self._run(spare, code, limits, setup)
                     if outcome.fault != "handover":
                         return outcome
                 return Outcome(fault="could not hand the job to a sandbox")
@@ -131,14 +133,14 @@ class DevicePool:
                     return None
                 self._lock.wait(min(remaining, 0.5))
 
-    def _run(self, spare: _Spare, code: str, limits: Limits) -> Outcome:
+    def _run(self, spare: _Spare, code: str, limits: Limits, setup: str | None) -> Outcome:
         sock = spare.sock
         out_r, out_w = os.pipe2(os.O_CLOEXEC)
         err_r, err_w = os.pipe2(os.O_CLOEXEC)
         started = time.monotonic()
         try:
             try:
-                job = {"op": "run", "code": code, "limits": limits.model_dump()}
+                job = {"op": "run", "code": code, "setup": setup, "limits": limits.model_dump()}
                 protocol.send(sock, job, [out_w, err_w])
             except OSError:
                 return Outcome(fault="handover")

@@ -133,10 +133,16 @@ class Grader:
         runs = [self._grade_on(job, device) for device in dict.fromkeys(job.devices)]
         return Result(job_id=job.id, runs=runs)
 
-    def run(self, code: str, device: str = "cpu", limits: Limits | None = None) -> Run:
+    def run(
+        self,
+        code: str,
+        device: str = "cpu",
+        limits: Limits | None = None,
+        setup: str | None = None,
+    ) -> Run:
         """Run code without grading it: a clean exit is "passed"."""
         limits = limits or Limits()
-        outcome = self._execute(code, device, limits)
+        outcome = self._execute(code, device, limits, setup)
         if outcome is None:
             return _not_graded(device)
         return build_run(outcome, device, limits)
@@ -147,7 +153,9 @@ class Grader:
             return _not_graded(device)
         return build_run(outcome, device, job.limits, job.expected_output, job.comparison)
 
-    def _execute(self, code: str, device: str, limits: Limits) -> Outcome | None:
+    def _execute(
+        self, code: str, device: str, limits: Limits, setup: str | None = None
+    ) -> Outcome | None:
         if not self._started:
             self.start()
         if self._closed:
@@ -159,7 +167,7 @@ class Grader:
         if not pools:
             return None
         pool = min(pools, key=lambda candidate: (candidate.error is not None, candidate.active))
-        return pool.execute(code, limits)
+        return pool.execute(code, limits, setup)
 
     # --- setup -------------------------------------------------------------------------------
 

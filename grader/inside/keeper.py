@@ -134,7 +134,11 @@ def _serve(
     try:
         if config["isolate"] and job["limits"]["file_size_mb"] != config["scratch_mb"]:
             _resize_scratch(job["limits"]["file_size_mb"])
-        protocol.send(student, {"code": job["code"], "limits": job["limits"]}, fds)
+        protocol.send(
+            student,
+            {"code": job["code"], "setup": job.get("setup"), "limits": job["limits"]},
+            fds,
+        )
     except BaseException as exc:
         _fail(job_sock, f"could not hand the job over: {exc}", pid)
     finally:

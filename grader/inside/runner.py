@@ -45,7 +45,7 @@ def student_main(sock: socket.socket, config: dict[str, Any], scratch: str) -> N
             protocol.send(sock, {"op": "setup_error", "error": f"{type(exc).__name__}: {exc}"})
         finally:
             os._exit(SETUP_FAILED_EXIT)
-    _run_student_code(code)
+    _run_student_code(code, job.get("setup"))
 
 
 def _lock_down(sock: socket.socket, config: dict[str, Any], scratch: str) -> None:
@@ -116,7 +116,7 @@ def _rss_anon_kb(pid: str) -> int:
     return 0
 
 
-def _run_student_code(code: str) -> NoReturn:
+def _run_student_code(code: str, setup: str | None = None) -> NoReturn:
     import atexit
     import linecache
     import threading
@@ -139,6 +139,9 @@ def _run_student_code(code: str) -> NoReturn:
     sys.path[0:0] = [os.getcwd()]
     exit_code = 0
     try:
+        # The exercise's own setup (a hidden variant's input) runs in the student's namespace;
+        # its frames are not the student's, so tracebacks trimmed to main.py leave them out.
+        prelude = compile(setup, "<setup>", "exec") if setup else None
         compiled = compile(code, MAIN_FILE, "exec")
     except (SyntaxError, ValueError) as exc:  # ValueError: null bytes in the source
         import traceback
@@ -146,6 +149,8 @@ def _run_student_code(code: str) -> NoReturn:
         sys.stderr.write("".join(traceback.format_exception_only(type(exc), exc)))
         _finish(1)
     try:
+        if prelude is not None:
+            exec(prelude, main.__dict__)
         exec(compiled, main.__dict__)
     except SystemExit as exc:
         exit_code = _exit_code(exc)
