@@ -10,7 +10,7 @@ The app talks to the grader only through the models of `grader.contract`.
 
 from .compare import ComparisonError, compare
 from .config import GraderConfig
-from .contract import Comparison, ComparisonMode, Job, Limits, Result, Run, RunVerdict
+from .contract import Comparison, ComparisonMode, Job, Limits, Result, Run, RunVerdict, Variant
 from .service import Grader
 
 __version__ = "0.1.0"
@@ -26,5 +26,6 @@ __all__ = [
     "Result",
     "Run",
     "RunVerdict",
+    "Variant",
     "compare",
 ]

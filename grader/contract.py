@@ -37,6 +37,15 @@ class Limits(BaseModel):
     output_kb: int = Field(default=64, ge=1)
 
 
+class Variant(BaseModel):
+    """A hidden check: the same code, after another setup (other input data, another seed),
+    must print this variant's own expected output. The student never sees any of it."""
+
+    name: str = Field(min_length=1)
+    setup: str
+    expected_output: str
+
+
 class Job(BaseModel):
     id: str
     code: str
@@ -44,6 +53,10 @@ class Job(BaseModel):
     comparison: Comparison = Comparison()
     devices: list[str] = Field(default_factory=lambda: ["cpu"])
     limits: Limits = Limits()
+    # Runs before `code`, in its namespace, for the visible example (trusted: the exercise's).
+    setup: str | None = None
+    # Graded on each device after the visible example passed there.
+    variants: list[Variant] = Field(default_factory=list)
 
 
 class Run(BaseModel):
@@ -56,6 +69,12 @@ class Run(BaseModel):
     diff: str = ""
     hint: str | None = None
     detail: str | None = None
+    # None: the visible example. Else the hidden variant this run checked.
+    variant: str | None = None
+    # The hidden variants' runs on this device (only when the example passed here), in the
+    # job's order. They carry no stdout, stderr, diff or hint: a hidden check's output never
+    # leaves the grader, so nothing downstream can show it.
+    hidden_runs: list[Run] = Field(default_factory=list)
 
     @classmethod
     def without_output(cls, device: str, verdict: RunVerdict, detail: str) -> Run:
@@ -70,6 +89,19 @@ class Run(BaseModel):
             detail=detail,
         )
 
+    def as_hidden(self, variant: str) -> Run:
+        """This run as the hidden check of `variant`: its verdict, never its output."""
+        return Run(
+            device=self.device,
+            verdict=self.verdict,
+            stdout="",
+            stderr="",
+            exit_code=self.exit_code,
+            duration_ms=self.duration_ms,
+            detail=self.detail,
+            variant=variant,
+        )
+
 
 class Result(BaseModel):
     job_id: str
@@ -78,7 +110,8 @@ class Result(BaseModel):
     @computed_field  # type: ignore[prop-decorator]
     @property
     def status(self) -> ResultStatus:
-        if any(run.verdict == "error" for run in self.runs) or not self._graded():
+        every = [*self.runs, *(hidden for run in self.runs for hidden in run.hidden_runs)]
+        if any(run.verdict == "error" for run in every) or not self._graded():
             return "error"
         return "done"
 
@@ -87,8 +120,10 @@ class Result(BaseModel):
     def verdict(self) -> RunVerdict | None:
         if self.status == "error":
             return None
-        failing = [run for run in self._graded() if run.verdict != "passed"]
-        return failing[0].verdict if failing else "passed"
+        # Every visible example first: a student fixes what they can see before what they cannot.
+        graded = self._graded()
+        ordered = [*graded, *(hidden for run in graded for hidden in run.hidden_runs)]
+        return next((run.verdict for run in ordered if run.verdict != "passed"), "passed")
 
     @computed_field  # type: ignore[prop-decorator]
     @property
@@ -96,6 +131,11 @@ class Result(BaseModel):
         for run in self.runs:
             if run.verdict == "error":
                 return f"{run.device}: {run.detail or 'grader error'}"
+        for run in self.runs:
+            for hidden in run.hidden_runs:
+                if hidden.verdict == "error":
+                    # Shown to the student: no variant name.
+                    return f"{run.device}, a hidden check: {hidden.detail or 'grader error'}"
         if not self._graded():
             reasons = "; ".join(run.detail or run.device for run in self.runs)
             return f"no run could be graded ({reasons or 'the job lists no devices'})"

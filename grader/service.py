@@ -148,10 +148,22 @@ class Grader:
         return build_run(outcome, device, limits)
 
     def _grade_on(self, job: Job, device: str) -> Run:
-        outcome = self._execute(job.code, device, job.limits)
+        """The visible example on `device`, then, once it passed, every hidden variant."""
+        outcome = self._execute(job.code, device, job.limits, job.setup)
         if outcome is None:
             return _not_graded(device)
-        return build_run(outcome, device, job.limits, job.expected_output, job.comparison)
+        run = build_run(outcome, device, job.limits, job.expected_output, job.comparison)
+        if run.verdict != "passed":
+            return run
+        for variant in job.variants:
+            hidden = self._execute(job.code, device, job.limits, variant.setup)
+            checked = (
+                Run.without_output(device, "error", f"{device} went away")
+                if hidden is None
+                else build_run(hidden, device, job.limits, variant.expected_output, job.comparison)
+            )
+            run.hidden_runs.append(checked.as_hidden(variant.name))
+        return run
 
     def _execute(
         self, code: str, device: str, limits: Limits, setup: str | None = None
