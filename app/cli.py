@@ -44,8 +44,12 @@ def _content_check(settings: Settings, args: argparse.Namespace) -> int:
     from app.content import ContentError, load_catalog
 
     root = Path(args.path) if args.path else settings.content_dir
+    if args.write_variants and not args.run:
+        print("--write-variants needs --run: the outputs come from the sandbox", file=sys.stderr)
+        return 2
     try:
-        catalog = load_catalog(root)
+        # Stale or missing variant outputs are what --write-variants is there to make.
+        catalog = load_catalog(root, require_variant_outputs=not args.write_variants)
     except ContentError as exc:
         print(f"{len(exc.problems)} problem(s) in {root}:", file=sys.stderr)
         for problem in exc.problems:
@@ -61,7 +65,7 @@ def _content_check(settings: Settings, args: argparse.Namespace) -> int:
     if args.run:
         from app.content.solutions import check_solutions
 
-        return check_solutions(catalog, settings)
+        return check_solutions(catalog, settings, root=root, write_variants=args.write_variants)
     return 0
 
 
@@ -136,6 +140,11 @@ def parser() -> argparse.ArgumentParser:
     check.add_argument("--path", help="content folder (default: exercises/)")
     check.add_argument(
         "--run", action="store_true", help="also grade every sample solution in the sandbox"
+    )
+    check.add_argument(
+        "--write-variants",
+        action="store_true",
+        help="with --run: (re)make each exercise's variants.expected.yaml from its solution",
     )
     check.set_defaults(handler=_content_check)
 

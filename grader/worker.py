@@ -155,7 +155,7 @@ def make_handler(grader: Grader, sender: EventSender, worker_id: str, device: st
             if req.grade:
                 run = grader.grade(job).runs[0]
             else:
-                run = grader.run(job.code, device, job.limits)
+                run = grader.run(job.code, device, job.limits, job.setup)
         except Exception:
             log.exception("grading job %s on %s failed", job.id, device)
             run = Run.without_output(

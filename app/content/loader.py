@@ -10,7 +10,7 @@ from typing import Any, TypeVar
 import yaml
 from pydantic import BaseModel, ValidationError
 
-from app.content import markdown
+from app.content import markdown, variants
 from app.content.schema import (
     CheckYourself,
     ExerciseFile,
@@ -57,6 +57,14 @@ class QuestionData:
 
 
 @dataclass
+class VariantData:
+    name: str
+    setup: str
+    # None while variants.expected.yaml lacks it or is stale (only when not required).
+    expected_output: str | None
+
+
+@dataclass
 class ExerciseData:
     id: str
     title: str
@@ -68,6 +76,8 @@ class ExerciseData:
     comparison: dict[str, Any]
     limits: dict[str, Any]
     source: Path
+    setup: str = ""
+    variants: list[VariantData] = field(default_factory=list)
 
 
 @dataclass
@@ -104,8 +114,9 @@ class Catalog:
 class _Reader:
     """Collects problems instead of stopping at the first one."""
 
-    def __init__(self, root: Path) -> None:
+    def __init__(self, root: Path, *, require_variant_outputs: bool = True) -> None:
         self.root = root
+        self.require_variant_outputs = require_variant_outputs
         self.problems: list[Problem] = []
         # Each lesson folder's prerequisites, kept even when another of its files is broken,
         # so that they are checked too.
@@ -218,6 +229,16 @@ def _read_exercise(reader: _Reader, folder: Path) -> ExerciseData | None:
             compile(code, name, "exec")
         except SyntaxError as exc:
             reader.problem(folder / name, f"line {exc.lineno}", f"not valid Python: {exc.msg}")
+    setups = [("setup", spec.setup)] + [
+        (f"variants.{index}.setup", v.setup) for index, v in enumerate(spec.variants)
+    ]
+    for where, code in setups:
+        try:
+            compile(code, "<setup>", "exec")
+        except SyntaxError as exc:
+            reader.problem(
+                folder / "exercise.yaml", where, f"not valid Python (line {exc.lineno}): {exc.msg}"
+            )
     return ExerciseData(
         id=spec.id,
         title=spec.title,
@@ -229,7 +250,46 @@ def _read_exercise(reader: _Reader, folder: Path) -> ExerciseData | None:
         comparison=spec.comparison.model_dump(),
         limits=spec.limits.model_dump(),
         source=folder,
+        setup=spec.setup,
+        variants=_read_variants(reader, folder, spec, solution),
     )
+
+
+def _read_variants(
+    reader: _Reader, folder: Path, spec: ExerciseFile, solution: str
+) -> list[VariantData]:
+    """The declared variants with their generated expected outputs, each checked against the
+    fingerprint of the solution and setup it was made from."""
+    path = folder / variants.FILE_NAME
+    strict = reader.require_variant_outputs
+    if not spec.variants:
+        if path.exists() and strict:
+            reader.problem(path, "", "exercise.yaml declares no variants; delete this file")
+        return []
+    stored = variants.read(path) if path.is_file() else f"file is missing; {variants.MAKE_IT}"
+    if isinstance(stored, str):
+        if strict:
+            reader.problem(path, "", stored)
+        stored = {}
+    found = []
+    for variant in spec.variants:
+        made = stored.get(variant.name)
+        output = None
+        if made is None:
+            why = "missing"
+        elif made[0] != variants.fingerprint(solution, variant.setup):
+            why = "out of date: solution.py or this variant's setup changed since it was made"
+        else:
+            output = made[1]
+        if output is None and strict and stored:
+            reader.problem(path, f"variants.{variant.name}", f"{why}; {variants.MAKE_IT}")
+        found.append(VariantData(variant.name, variant.setup, output))
+    for name in stored:
+        if strict and name not in {v.name for v in spec.variants}:
+            reader.problem(
+                path, f"variants.{name}", f"exercise.yaml has no such variant; {variants.MAKE_IT}"
+            )
+    return found
 
 
 def _read_lesson(reader: _Reader, folder: Path, track_slug: str) -> LessonData | None:
@@ -328,9 +388,12 @@ def _check_references(reader: _Reader, catalog: Catalog, known: set[str]) -> Non
             seen_ids[item_id] = f"lessons/{lesson.slug}"
 
 
-def load_catalog(root: Path) -> Catalog:
-    """The whole catalog, or ContentError listing every problem (nothing half-loaded)."""
-    reader = _Reader(root)
+def load_catalog(root: Path, *, require_variant_outputs: bool = True) -> Catalog:
+    """The whole catalog, or ContentError listing every problem (nothing half-loaded).
+
+    `require_variant_outputs=False` (only to make them again) accepts hidden variants whose
+    generated expected output is missing or stale; their `expected_output` is None."""
+    reader = _Reader(root, require_variant_outputs=require_variant_outputs)
     tracks_file = reader.model(root / "tracks.yaml", TracksFile, wrap="tracks")
     if tracks_file is None:
         raise ContentError(reader.problems)

@@ -157,6 +157,14 @@ class LimitsFile(Strict):
 
 
 Device = Literal["cpu", "cuda", "rocm", "mps", "xpu"]
+VariantName = Annotated[str, Field(pattern=r"^[a-z0-9][a-z0-9-]{0,39}$")]
+
+
+class VariantFile(Strict):
+    """A hidden check: `setup` runs instead of the example's before the student's code."""
+
+    name: VariantName
+    setup: str = Field(min_length=1)
 
 
 class ExerciseFile(Strict):
@@ -166,6 +174,16 @@ class ExerciseFile(Strict):
     devices: list[Device] = ["cpu"]
     comparison: ComparisonFile = ComparisonFile()
     limits: LimitsFile = LimitsFile()
+    setup: str = ""
+    variants: list[VariantFile] = Field(default=[], max_length=5)
+
+    @field_validator("variants")
+    @classmethod
+    def _distinct_names(cls, variants: list[VariantFile]) -> list[VariantFile]:
+        names = [variant.name for variant in variants]
+        if len(set(names)) != len(names):
+            raise ValueError("every variant needs a name of its own")
+        return variants
 
     @field_validator("devices")
     @classmethod

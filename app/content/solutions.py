@@ -1,47 +1,157 @@
 """`content check --run`: every sample solution, graded in the sandbox on every device this
-machine has. A device the machine lacks is reported, not failed."""
+machine has, with its hidden variants; every starter must fail; every variant's committed
+expected output must be what the solution prints now (`--write-variants` makes them). A
+device the machine lacks is reported, not failed."""
 
 from __future__ import annotations
 
+import difflib
+import itertools
 import sys
+from collections.abc import Iterable
+from pathlib import Path
+from typing import TYPE_CHECKING
 
 from app.config import Settings
-from app.content.loader import Catalog
+from app.content import variants
+from app.content.loader import Catalog, ContentError, ExerciseData, load_catalog
+
+if TYPE_CHECKING:
+    from grader import Grader, Job, Run
 
 
-def check_solutions(catalog: Catalog, settings: Settings) -> int:
-    from grader import Comparison, Grader, GraderConfig, Job, Limits
+def check_solutions(
+    catalog: Catalog, settings: Settings, *, root: Path, write_variants: bool = False
+) -> int:
+    from grader import Grader, GraderConfig
 
     config = GraderConfig(workers=2, unsafe_dev_mode=settings.grader_unsafe_dev_mode)
-    failures = 0
     with Grader(config) as grader:
         if "cpu" in grader.problems:
             print(f"the grader cannot run code here: {grader.problems['cpu']}", file=sys.stderr)
             return 1
         print(f"grading sample solutions on: {', '.join(grader.devices)}")
+        failures = 0
+        if write_variants:
+            failures += _write_variants(catalog, grader)
+            try:
+                catalog = load_catalog(root)
+            except ContentError as exc:
+                print(f"{len(exc.problems)} problem(s) in {root}:", file=sys.stderr)
+                for problem in exc.problems:
+                    print(f"  {problem}", file=sys.stderr)
+                return 1
         for lesson in catalog.lessons:
             for exercise in lesson.exercises:
-                job = Job(
-                    id=exercise.id,
-                    code=exercise.solution_code,
-                    expected_output=exercise.expected_output,
-                    comparison=Comparison.model_validate(exercise.comparison),
-                    devices=exercise.devices,
-                    limits=Limits.model_validate(exercise.limits),
-                )
-                for run in grader.grade(job).runs:
-                    where = f"{exercise.source.name} on {run.device}"
-                    if run.verdict == "not_graded":
-                        print(f"  skipped {where}: {run.detail}")
-                    elif run.verdict == "passed":
-                        print(f"  passed  {where} ({run.duration_ms} ms)")
-                    else:
-                        failures += 1
-                        print(f"  FAILED  {where}: {run.verdict} {run.detail or ''}")
-                        for line in (run.diff or run.stderr).splitlines()[:40]:
-                            print(f"          {line}")
+                failures += _check_exercise(exercise, grader)
     if failures:
-        print(f"{failures} sample solution run(s) failed", file=sys.stderr)
+        print(f"{failures} check(s) failed", file=sys.stderr)
         return 1
     print("every sample solution passes")
     return 0
+
+
+def _job(exercise: ExerciseData, code: str) -> Job:
+    from grader import Comparison, Job, Limits, Variant
+
+    return Job(
+        id=exercise.id,
+        code=code,
+        expected_output=exercise.expected_output,
+        comparison=Comparison.model_validate(exercise.comparison),
+        devices=exercise.devices,
+        limits=Limits.model_validate(exercise.limits),
+        setup=exercise.setup or None,
+        variants=[
+            Variant(name=v.name, setup=v.setup, expected_output=v.expected_output or "")
+            for v in exercise.variants
+        ],
+    )
+
+
+def _check_exercise(exercise: ExerciseData, grader: Grader) -> int:
+    failures = 0
+    for run in grader.grade(_job(exercise, exercise.solution_code)).runs:
+        failures += _report(f"{exercise.id} on {run.device}", run)
+        for hidden in run.hidden_runs:
+            failures += _report(f"{exercise.id} [{hidden.variant}] on {run.device}", hidden)
+    starter = grader.grade(_job(exercise, exercise.starter_code))
+    if starter.verdict == "passed":
+        failures += 1
+        print(f"  FAILED  {exercise.id}: starter.py already passes")
+    for variant in exercise.variants:
+        where = f"{exercise.id} [{variant.name}]"
+        made = _variant_output(exercise, variant.setup, grader, where)
+        if made is None:
+            failures += 1
+        elif made != variant.expected_output:
+            failures += 1
+            print(f"  FAILED  {where}: {variants.FILE_NAME} is stale; {variants.MAKE_IT}")
+            _print_lines(
+                difflib.unified_diff(
+                    (variant.expected_output or "").split("\n"),
+                    made.split("\n"),
+                    "committed",
+                    "solution.py prints",
+                    lineterm="",
+                )
+            )
+    return failures
+
+
+def _write_variants(catalog: Catalog, grader: Grader) -> int:
+    failures = 0
+    for lesson in catalog.lessons:
+        for exercise in lesson.exercises:
+            if not exercise.variants:
+                continue
+            entries = {}
+            for variant in exercise.variants:
+                where = f"{exercise.id} [{variant.name}]"
+                made = _variant_output(exercise, variant.setup, grader, where)
+                if made is None:
+                    failures += 1
+                    break
+                fingerprint = variants.fingerprint(exercise.solution_code, variant.setup)
+                entries[variant.name] = (fingerprint, made)
+            else:
+                variants.write(exercise.source, entries)
+                print(f"  wrote   {exercise.source / variants.FILE_NAME}")
+    return failures
+
+
+def _variant_output(exercise: ExerciseData, setup: str, grader: Grader, where: str) -> str | None:
+    """What the solution prints on the CPU after `setup`, as a variant's expected output;
+    None (reported) if it fails, or prints what the example prints, which would catch
+    nothing."""
+    from grader import Limits
+
+    run = grader.run(
+        exercise.solution_code, "cpu", Limits.model_validate(exercise.limits), setup=setup
+    )
+    if run.verdict != "passed":
+        print(f"  FAILED  {where} on cpu: solution.py ends in {run.verdict} {run.detail or ''}")
+        _print_lines(run.stderr.splitlines())
+        return None
+    made = variants.expected_text(run.stdout, exercise.expected_output)
+    if made == exercise.expected_output:
+        print(f"  FAILED  {where}: prints the example's own output, so it catches nothing")
+        return None
+    return made
+
+
+def _report(where: str, run: Run) -> int:
+    if run.verdict == "not_graded":
+        print(f"  skipped {where}: {run.detail}")
+        return 0
+    if run.verdict == "passed":
+        print(f"  passed  {where} ({run.duration_ms} ms)")
+        return 0
+    print(f"  FAILED  {where}: {run.verdict} {run.detail or ''}")
+    _print_lines((run.diff or run.stderr).splitlines())
+    return 1
+
+
+def _print_lines(lines: Iterable[str]) -> None:
+    for line in itertools.islice(lines, 40):
+        print(f"          {line}")

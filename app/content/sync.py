@@ -73,6 +73,11 @@ async def sync_catalog(*, session: AsyncSession, catalog: Catalog) -> None:
                 "devices": e.devices,
                 "comparison": e.comparison,
                 "limits": e.limits,
+                "setup": e.setup,
+                "variants": [
+                    {"name": v.name, "setup": v.setup, "expected_output": v.expected_output}
+                    for v in e.variants
+                ],
             }
     await _upsert(session, Track, "slug", tracks)
     await _upsert(session, Lesson, "slug", lessons)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from sqlalchemy import JSON, Boolean, ForeignKey, Integer, String, Text
+from sqlalchemy import JSON, Boolean, ForeignKey, Integer, String, Text, text
 from sqlalchemy.orm import Mapped, mapped_column
 
 from app.models.base import Base
@@ -70,4 +70,10 @@ class Exercise(Base):
     devices: Mapped[list[str]] = mapped_column(JSON)
     comparison: Mapped[dict[str, Any]] = mapped_column(JSON)
     limits: Mapped[dict[str, Any]] = mapped_column(JSON)
+    # Runs before the student's code in the visible example ("" for none).
+    setup: Mapped[str] = mapped_column(Text, default="", server_default="")
+    # Hidden checks, [{"name", "setup", "expected_output"}]: never shown to students.
+    variants: Mapped[list[dict[str, Any]]] = mapped_column(
+        JSON, default=list, server_default=text("'[]'")
+    )
     retired: Mapped[bool] = mapped_column(Boolean, default=False)

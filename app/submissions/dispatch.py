@@ -25,7 +25,13 @@ log = logging.getLogger(__name__)
 class GraderLike(Protocol):
     def start(self) -> None: ...
     def grade(self, job: Job) -> Result: ...
-    def run(self, code: str, device: str = "cpu", limits: Limits | None = None) -> Run: ...
+    def run(
+        self,
+        code: str,
+        device: str = "cpu",
+        limits: Limits | None = None,
+        setup: str | None = None,
+    ) -> Run: ...
     def close(self) -> None: ...
 
 
@@ -129,7 +135,9 @@ class EmbeddedGrading:
                 job = job_for(submission, exercise)
                 trying_out = submission.mode == "run"
             if trying_out:
-                runs = [await asyncio.to_thread(self.grader.run, job.code, "cpu", job.limits)]
+                runs = [
+                    await asyncio.to_thread(self.grader.run, job.code, "cpu", job.limits, job.setup)
+                ]
             else:
                 runs = (await asyncio.to_thread(self.grader.grade, job)).runs
             async with self.database.writer() as session, session.begin():

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from app.models import Exercise, Submission
-from grader import Comparison, Job, Limits, Result, Run
+from grader import Comparison, Job, Limits, Result, Run, Variant
 
 
 def job_for(submission: Submission, exercise: Exercise) -> Job:
@@ -16,6 +16,11 @@ def job_for(submission: Submission, exercise: Exercise) -> Job:
         comparison=Comparison.model_validate(exercise.comparison),
         devices=list(submission.devices),
         limits=Limits.model_validate(exercise.limits),
+        setup=exercise.setup or None,
+        # A try-out is never compared: its job carries no hidden check to leak or to run.
+        variants=[]
+        if submission.mode == "run"
+        else [Variant.model_validate(v) for v in exercise.variants or []],
     )
 
 
@@ -23,3 +28,17 @@ def summarize(job_id: str, runs: list[dict[str, Any]]) -> dict[str, Any]:
     """Status, verdict and detail of a finished set of runs, by the grader's own rules."""
     result = Result(job_id=job_id, runs=[Run.model_validate(run) for run in runs])
     return {"status": result.status, "verdict": result.verdict, "detail": result.detail}
+
+
+def hidden_checks(runs: list[dict[str, Any]]) -> dict[str, Any] | None:
+    """{"passed", "total", "failed": [variant names]} from the stored runs: a variant passed
+    if it passed on every device it ran on. None when no hidden check ran."""
+    passed: dict[str, bool] = {}
+    for run in runs:
+        for hidden in run.get("hidden_runs") or []:
+            name = hidden.get("variant") or ""
+            passed[name] = passed.get(name, True) and hidden.get("verdict") == "passed"
+    if not passed:
+        return None
+    failed = [name for name, ok in passed.items() if not ok]
+    return {"passed": len(passed) - len(failed), "total": len(passed), "failed": failed}

@@ -1,6 +1,6 @@
 import torch
 
-grid = torch.arange(20).reshape(4, 5)
+grid = torch.arange(rows * cols).reshape(rows, cols)
 
 print(grid.shape)
 print(grid[2].tolist())

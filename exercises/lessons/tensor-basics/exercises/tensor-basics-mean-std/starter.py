@@ -1,6 +1,6 @@
 import torch
 
-readings = [2.0, 4.0, 4.0, 4.0, 5.0, 5.0, 7.0, 9.0]
+# `readings` is already defined: a list of numbers (see the task).
 r = torch.tensor(readings)
 
 print("mean", 0.0)

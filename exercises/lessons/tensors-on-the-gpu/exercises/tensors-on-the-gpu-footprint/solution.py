@@ -1,6 +1,6 @@
 import torch
 
-shape = (64, 3, 28, 28)
+# `shape` is defined before this code runs
 device = "cuda" if torch.cuda.is_available() else "cpu"
 
 batch = torch.zeros(shape, device=device)
