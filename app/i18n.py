@@ -211,6 +211,15 @@ def js_messages() -> dict[str, str]:
         "passed_all": _("Passed on every device that ran it. Well done!"),
         "ran": _("Ran"),
         "failed_some": _("Not yet: look at the runs below, fix the code and submit again."),
+        "hidden_failed": _(
+            "Passed the example, failed a hidden check: the grader also runs your code on "
+            "inputs you do not see, so compute the output instead of printing what the example "
+            "expects."
+        ),
+        "hidden_count": _("{passed} of {total} hidden checks passed."),
+        "hidden_all_passed": _(
+            "The hidden checks with other inputs passed too ({passed} of {total})."
+        ),
         "expected": _("Expected"),
         "actual": _("Your output"),
         "differs": _("differs"),

@@ -44,6 +44,7 @@ env.globals["verdict_label"] = workbench.verdict_label
 env.globals["expected_on"] = workbench.expected_on
 env.globals["side_by_side"] = workbench.side_by_side
 env.globals["trim_lines"] = workbench.trim_lines
+env.globals["hidden_checks"] = workbench.hidden_checks
 
 
 def language_links(request: Request) -> list[dict[str, Any]]:

@@ -143,6 +143,35 @@ export function runResult(run, expected, mode) {
   return box;
 }
 
+/**
+ * How the hidden checks went: the API gives only their counts, never their input or output.
+ * `sentence: false` leaves out "Passed the example, failed a hidden check" (said elsewhere).
+ */
+export function hiddenNote(submission, { sentence = true } = {}) {
+  const s = submission;
+  const checks = s.hidden_checks;
+  if (!checks || s.mode === "run" || s.status !== "done") return null;
+  const counts = { passed: checks.passed, total: checks.total };
+  if (checks.passed === checks.total) {
+    return el("p", { class: "hidden-checks right" }, t("hidden_all_passed", counts));
+  }
+  return el(
+    "p",
+    { class: "hidden-checks wrong" },
+    sentence && hiddenOnly(s) ? el("strong", {}, t("hidden_failed")) : null,
+    sentence && hiddenOnly(s) ? " " : null,
+    t("hidden_count", counts),
+  );
+}
+
+/** Passed the visible example wherever it ran, failed only a hidden check. */
+export function hiddenOnly(submission) {
+  const s = submission;
+  const checks = s.hidden_checks;
+  if (!checks || checks.passed === checks.total) return false;
+  return (s.runs ?? []).every((run) => run.verdict === "passed" || run.verdict === "not_graded");
+}
+
 export function statusBadge(submission) {
   const s = submission;
   if (s.status === "queued") return el("span", { class: "badge" }, t("queued"));
@@ -204,6 +233,8 @@ export function historyItem(submission, expected, open) {
   );
   if (s.status === "error" && s.detail) details.append(el("p", { class: "alert" }, s.detail));
   for (const run of s.runs ?? []) details.append(runResult(run, expected, s.mode));
+  const note = hiddenNote(s);
+  if (note) details.append(note);
   if (s.code) {
     details.append(
       el("details", { class: "code" }, el("summary", {}, t("show_code")), el("pre", { class: "code" }, el("code", {}, s.code))),

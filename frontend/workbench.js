@@ -3,7 +3,7 @@
 // Every part is an enhancement of plain forms that work without JavaScript.
 import { createEditor } from "./editor.js";
 import { api, el, HttpError } from "./dom.js";
-import { historyItem, runResult, verdictLabel } from "./feedback.js";
+import { hiddenNote, hiddenOnly, historyItem, runResult, verdictLabel } from "./feedback.js";
 import { t } from "./i18n.js";
 
 const POLL_WAIT_S = 2; // each poll is held up to this long: quick when done, live meanwhile
@@ -203,7 +203,7 @@ class Workbench {
     let headline;
     if (s.status === "error") headline = t("platform_error_note");
     else if (mode === "run") headline = passed ? t("run_passed") : t("run_failed", { verdict: verdictLabel(s.verdict) });
-    else headline = passed ? t("passed_all") : t("failed_some");
+    else headline = passed ? t("passed_all") : hiddenOnly(s) ? t("hidden_failed") : t("failed_some");
     const badge = s.status === "error" ? t("platform_error") : verdictLabel(s.verdict);
     status.replaceChildren(
       el(
@@ -218,6 +218,8 @@ class Workbench {
     const parts = [];
     if (s.status === "error" && s.detail) parts.push(el("p", { class: "alert" }, s.detail));
     for (const run of s.runs ?? []) parts.push(runResult(run, this.data.expected, mode));
+    const note = hiddenNote(s, { sentence: false }); // the headline says it
+    if (note) parts.push(note);
     body.replaceChildren(...parts);
   }
 

@@ -286,7 +286,7 @@ async def student_submissions(
             Exercise.lesson_slug == lesson
         )
     rows = await session.scalars(query.order_by(Submission.id.desc()))
-    return [submission_out(s, with_code=True) for s in rows]
+    return [submission_out(s, with_code=True, teacher=True) for s in rows]
 
 
 @router.get("/api/classes/{class_id}/students/{student_id}/lessons/{lesson_slug}")
@@ -325,7 +325,9 @@ async def drill_down(
                 correct=e.attempt.correct,
             )
             if isinstance(e, AnswerRow)
-            else SubmissionEvent(at=e.at, submission=submission_out(e.submission, with_code=True))
+            else SubmissionEvent(
+                at=e.at, submission=submission_out(e.submission, with_code=True, teacher=True)
+            )
             for e in events
         ],
     )

@@ -24,6 +24,11 @@ class ExerciseOut(BaseModel):
     starter_code: str
     expected_output: str
     devices: list[str]
+    setup: str = Field(
+        default="",
+        description="Python that runs before the student's code in the visible example "
+        "(it defines the example's input); empty for none.",
+    )
 
 
 class _QuestionOut(BaseModel):

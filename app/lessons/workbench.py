@@ -6,8 +6,10 @@ from __future__ import annotations
 
 import difflib
 from dataclasses import dataclass
+from typing import Any
 
 from app.i18n import N_, gettext
+from app.submissions import jobs
 
 VERDICTS = {
     "passed": N_("Passed"),
@@ -27,6 +29,18 @@ def verdict_label(verdict: str | None) -> str:
     if not verdict:
         return ""
     return gettext(VERDICTS.get(verdict, verdict.replace("_", " ").capitalize()))
+
+
+def hidden_checks(runs: list[dict[str, Any]]) -> dict[str, Any] | None:
+    """How a graded submission's hidden checks went (counts, the failed variants' names for
+    teachers' pages) and whether the visible example passed wherever it ran; None if none
+    ran. Nothing else of a hidden check is ever stored."""
+    checks = jobs.hidden_checks(runs)
+    if checks is not None:
+        checks["example_passed"] = all(
+            run.get("verdict") in ("passed", "not_graded") for run in runs
+        )
+    return checks
 
 
 def expected_on(expected: str, device: str) -> str:

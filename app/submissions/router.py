@@ -11,6 +11,7 @@ from app.lessons.service import get_exercise
 from app.models import Submission
 from app.submissions import service
 from app.submissions.grading import GradingBackend
+from app.submissions.jobs import hidden_checks
 from app.submissions.schemas import SolutionOut, SubmissionIn, SubmissionOut
 from app.submissions.waiting import wait_for_submission
 
@@ -18,8 +19,15 @@ router = APIRouter(tags=["submissions"])
 
 
 def submission_out(
-    submission: Submission, *, position: int | None = None, with_code: bool = True
+    submission: Submission,
+    *,
+    position: int | None = None,
+    with_code: bool = True,
+    teacher: bool = False,
 ) -> SubmissionOut:
+    checks = hidden_checks(submission.runs)
+    if checks is not None and not teacher:
+        checks["failed"] = None
     return SubmissionOut(
         id=submission.id,
         exercise_id=submission.exercise_id,
@@ -32,6 +40,7 @@ def submission_out(
         mode=submission.mode,
         position=position,
         code=submission.code if with_code else None,
+        hidden_checks=checks,
     )
 
 

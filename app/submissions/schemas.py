@@ -29,6 +29,17 @@ class RunOut(BaseModel):
     detail: str | None = None
 
 
+class HiddenChecksOut(BaseModel):
+    """How the exercise's hidden variants went: never their input, output or expected
+    output. A variant counts as passed when it passed on every device it ran on."""
+
+    passed: int
+    total: int
+    failed: list[str] | None = Field(
+        default=None, description="The names of the variants that failed; teachers only."
+    )
+
+
 class SubmissionOut(BaseModel):
     id: int
     exercise_id: str
@@ -43,6 +54,11 @@ class SubmissionOut(BaseModel):
         default=None, description="Place in the grading queue while queued (1 is next)."
     )
     code: str | None = None
+    hidden_checks: HiddenChecksOut | None = Field(
+        default=None,
+        description="Hidden checks of the exercise; null when it has none or they did not run "
+        "(they run on a device only once the visible example passed there).",
+    )
 
 
 class SolutionOut(BaseModel):

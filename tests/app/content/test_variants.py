@@ -157,10 +157,10 @@ def test_write_variants_needs_run(tree: Path, capsys: pytest.CaptureFixture[str]
     ("change", "expected"),
     [
         (
-            lambda text: text.replace("four-big", "negative"),
+            lambda text: text.replace("thousands", "minus-7000"),
             "variants: Value error, every variant needs a name of its own",
         ),
-        (lambda text: text.replace("four-big", "Four Big"), "variants.0.name"),
+        (lambda text: text.replace("thousands", "Thou Sands"), "variants.0.name"),
         (
             lambda text: text.replace("[1000, 2000, 3000, 4321]", "[1000,"),
             "variants.0.setup: not valid Python",

@@ -12,7 +12,7 @@ HARD_CODED = "print('total', 6)\n"  # the visible expected output, printed liter
 STARTER = "# `numbers` is defined before your code runs\nprint('total', 0)\n"
 EXPECTED = "total 6"
 # What only the hidden checks know: none of it may ever reach a student.
-VARIANT_NAMES = ("four-big", "negative")
+VARIANT_NAMES = ("thousands", "minus-7000")
 VARIANT_SETUPS = ("numbers = [1000, 2000, 3000, 4321]", "numbers = [-7000, 123]")
 VARIANT_OUTPUTS = ("total 10321", "total -6877")
 
