@@ -109,9 +109,11 @@ async def test_lesson_shape_matches_the_content_files(client, slug):
             "starter_code",
             "expected_output",
             "devices",
+            "setup",  # the visible example's; never a hidden variant's
         }
         written = _yaml(path / "exercise.yaml")
         assert exercise["title"] == written["title"]
+        assert exercise["setup"] == written.get("setup", "").strip()
         assert exercise["devices"] == written.get("devices", ["cpu"])
         assert exercise["starter_code"] == (path / "starter.py").read_text(encoding="utf-8")
         assert exercise["expected_output"] == (path / "expected.txt").read_text(
