@@ -243,7 +243,7 @@ class Workbench {
     if (!this.history) return;
     let rows;
     try {
-      rows = await api("GET", `/api/exercises/${this.data.id}/submissions`);
+      rows = await api("GET", `/api/exercises/${this.data.id}/submissions?limit=10`);
     } catch {
       return; // the old list stays; the page shows the new one on reload
     }

@@ -4,12 +4,11 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import APIRouter, HTTPException, Query, Request, status
+from fastapi import APIRouter, HTTPException, Path, Query, Request, status
 from fastapi.responses import Response
-from sqlalchemy import select
 
 from app.auth.dependencies import Teacher
-from app.classes import service
+from app.classes import drilldown, service
 from app.classes.access import (
     ClassId,
     LessonSlug,
@@ -49,7 +48,8 @@ from app.classes.schemas import (
 )
 from app.db import SessionDep
 from app.errors import not_found
-from app.models import Classroom, Exercise, Submission, utcnow
+from app.models import Classroom, Submission, utcnow
+from app.submissions import paging
 from app.submissions.router import submission_out
 from app.submissions.schemas import SubmissionOut
 
@@ -273,20 +273,40 @@ async def progress_csv(class_id: ClassId, teacher: Teacher, session: SessionDep)
 async def student_submissions(
     class_id: ClassId,
     student_id: StudentId,
+    request: Request,
+    response: Response,
     teacher: Teacher,
     session: SessionDep,
     lesson: Annotated[str | None, Query(max_length=64)] = None,
+    limit: paging.Limit = paging.DEFAULT_LIMIT,
+    before: paging.Before = None,
 ) -> list[SubmissionOut]:
-    """Every submission of a student of the class, newest first, with its code."""
+    """A student's submissions, newest first, with their code, one page; the next page is
+    in the `Link` header. Outputs are previews: the submission on its own has them all."""
     await own_class(session=session, teacher=teacher, class_id=class_id)
     await class_student(session=session, class_id=class_id, student_id=student_id)
-    query = select(Submission).where(Submission.user_id == student_id)
-    if lesson:
-        query = query.join(Exercise, Exercise.id == Submission.exercise_id).where(
-            Exercise.lesson_slug == lesson
-        )
-    rows = await session.scalars(query.order_by(Submission.id.desc()))
-    return [submission_out(s, with_code=True, teacher=True) for s in rows]
+    rows = await drilldown.student_submissions(
+        session=session, student_id=student_id, lesson_slug=lesson, limit=limit + 1, before=before
+    )
+    page = paging.one_page(rows, limit=limit, request=request, response=response)
+    return [submission_out(s, with_code=True, teacher=True, preview=True) for s in page]
+
+
+@router.get("/api/classes/{class_id}/students/{student_id}/submissions/{submission_id}")
+async def student_submission(
+    class_id: ClassId,
+    student_id: StudentId,
+    submission_id: Annotated[int, Path(ge=1, le=paging.MAX_ID)],
+    teacher: Teacher,
+    session: SessionDep,
+) -> SubmissionOut:
+    """One submission of a student of the class, with its code and its stored output."""
+    await own_class(session=session, teacher=teacher, class_id=class_id)
+    await class_student(session=session, class_id=class_id, student_id=student_id)
+    submission = await session.get(Submission, submission_id)
+    if submission is None or submission.user_id != student_id:
+        raise not_found("Submission")
+    return submission_out(submission, with_code=True, teacher=True)
 
 
 @router.get("/api/classes/{class_id}/students/{student_id}/lessons/{lesson_slug}")
@@ -326,7 +346,8 @@ async def drill_down(
             )
             if isinstance(e, AnswerRow)
             else SubmissionEvent(
-                at=e.at, submission=submission_out(e.submission, with_code=True, teacher=True)
+                at=e.at,
+                submission=submission_out(e.submission, with_code=True, teacher=True, preview=True),
             )
             for e in events
         ],

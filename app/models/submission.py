@@ -3,7 +3,16 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import JSON, ForeignKey, Index, Integer, String, Text, UniqueConstraint
+from sqlalchemy import (
+    JSON,
+    Boolean,
+    ForeignKey,
+    Index,
+    Integer,
+    String,
+    Text,
+    UniqueConstraint,
+)
 from sqlalchemy.orm import Mapped, mapped_column
 
 from app.models.base import Base, utcnow
@@ -33,6 +42,9 @@ class Submission(Base):
     devices: Mapped[list[str]] = mapped_column(JSON, default=list)
     # The finished runs, copied here from SubmissionRun once every device has one.
     runs: Mapped[list[dict[str, Any]]] = mapped_column(JSON, default=list)
+    # The runs' stdout, stderr and diff were cut to their first and last KiB: an older
+    # attempt that is neither the latest nor the best (see app/submissions/storage.py).
+    output_truncated: Mapped[bool] = mapped_column(Boolean, default=False, server_default="0")
     detail: Mapped[str | None] = mapped_column(Text, default=None)
     attempts: Mapped[int] = mapped_column(Integer, default=0)
     lease_expires_at: Mapped[datetime | None] = mapped_column(default=None)
@@ -43,7 +55,9 @@ class Submission(Base):
 
 class SubmissionRun(Base):
     """One device's run of a submission. Unique per device, so a duplicate delivery of the
-    same result inserts nothing: recording is idempotent by construction."""
+    same result inserts nothing: recording is idempotent by construction. Once the
+    submission is finished its runs live in `Submission.runs`; the copy here keeps no
+    output (the row stays, as the guard against duplicates)."""
 
     __tablename__ = "submission_runs"
     __table_args__ = (UniqueConstraint("submission_id", "device"),)

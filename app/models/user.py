@@ -3,7 +3,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Literal
 
-from sqlalchemy import ForeignKey, Index, String
+from sqlalchemy import BigInteger, ForeignKey, Index, String
 from sqlalchemy.orm import Mapped, mapped_column
 
 from app.models.base import Base, utcnow
@@ -19,6 +19,10 @@ class User(Base):
     password_hash: Mapped[str] = mapped_column(String(255))
     role: Mapped[str] = mapped_column(String(16), default="student")
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
+    # Bytes this user's submissions keep stored (code, and each run's stdout, stderr and
+    # diff), kept up to date in the transactions that store or cut them, so /metrics
+    # never sums the submissions table.
+    stored_bytes: Mapped[int] = mapped_column(BigInteger, default=0, server_default="0")
 
 
 class ApiToken(Base):

@@ -2,14 +2,14 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import APIRouter, BackgroundTasks, HTTPException, Query, Request, status
+from fastapi import APIRouter, BackgroundTasks, HTTPException, Query, Request, Response, status
 
 from app.auth.dependencies import CurrentUser
 from app.db import SessionDep, get_database
 from app.errors import not_found, too_large, too_many
 from app.lessons.service import get_exercise
 from app.models import Submission
-from app.submissions import service
+from app.submissions import paging, service, storage
 from app.submissions.grading import GradingBackend
 from app.submissions.jobs import hidden_checks
 from app.submissions.schemas import SolutionOut, SubmissionIn, SubmissionOut
@@ -24,7 +24,9 @@ def submission_out(
     position: int | None = None,
     with_code: bool = True,
     teacher: bool = False,
+    preview: bool = False,
 ) -> SubmissionOut:
+    """`preview` (lists): each run's outputs shortened to their first and last KiB."""
     checks = hidden_checks(submission.runs)
     if checks is not None and not teacher:
         checks["failed"] = None
@@ -33,7 +35,8 @@ def submission_out(
         exercise_id=submission.exercise_id,
         status=submission.status,
         verdict=submission.verdict,
-        runs=submission.runs,
+        runs=[storage.cut_run(run) for run in submission.runs] if preview else submission.runs,
+        output_truncated=submission.output_truncated,
         created_at=submission.created_at,
         finished_at=submission.finished_at,
         detail=submission.detail,
@@ -140,16 +143,29 @@ async def get_submission(
 
 @router.get("/api/exercises/{exercise_id}/submissions")
 async def list_submissions(
-    exercise_id: str, user: CurrentUser, session: SessionDep
+    exercise_id: str,
+    request: Request,
+    response: Response,
+    user: CurrentUser,
+    session: SessionDep,
+    limit: paging.Limit = paging.DEFAULT_LIMIT,
+    before: paging.Before = None,
 ) -> list[SubmissionOut]:
+    """The caller's own, newest first, one page; the next page is in the `Link` header.
+    Outputs are previews: `GET /api/submissions/{id}` has what is stored."""
     if await get_exercise(session=session, exercise_id=exercise_id) is None:
         raise not_found("Exercise")
     rows = await service.list_own_submissions(
-        session=session, user_id=user.id, exercise_id=exercise_id
+        session=session, user_id=user.id, exercise_id=exercise_id, limit=limit + 1, before=before
     )
+    page = paging.one_page(rows, limit=limit, request=request, response=response)
     return [
-        submission_out(s, position=await service.queue_position(session=session, submission=s))
-        for s in rows
+        submission_out(
+            s,
+            position=await service.queue_position(session=session, submission=s),
+            preview=True,
+        )
+        for s in page
     ]
 
 

@@ -27,6 +27,11 @@ class RunOut(BaseModel):
     diff: str
     hint: str | None = None
     detail: str | None = None
+    truncated: bool = Field(
+        default=False,
+        description="stdout, stderr or diff here keep only their first and last KiB, around"
+        " a line '… truncated (N bytes) …'.",
+    )
 
 
 class HiddenChecksOut(BaseModel):
@@ -54,6 +59,12 @@ class SubmissionOut(BaseModel):
         default=None, description="Place in the grading queue while queued (1 is next)."
     )
     code: str | None = None
+    output_truncated: bool = Field(
+        default=False,
+        description="The stored output was cut for good: an older attempt that is neither the"
+        " latest nor the best. (In a list every run's output is shortened; a run's `truncated`"
+        " says so, and the submission on its own has what is stored.)",
+    )
     hidden_checks: HiddenChecksOut | None = Field(
         default=None,
         description="Hidden checks of the exercise; null when it has none or they did not run "

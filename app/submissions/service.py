@@ -12,6 +12,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.orm.attributes import set_committed_value
 
 from app.models import Exercise, SolutionReveal, Submission, SubmissionRun, utcnow
+from app.submissions import storage
 from app.submissions.metrics import LATENCY
 
 MAX_ATTEMPTS = 2  # a platform fault is retried once, then reported as `error`
@@ -26,6 +27,7 @@ async def create_submission(
     )
     session.add(submission)
     await session.flush()
+    await storage.add_stored_bytes(session=session, user_id=user_id, delta=storage.utf8_len(code))
     return submission
 
 
@@ -38,14 +40,20 @@ async def get_own_submission(
 
 
 async def list_own_submissions(
-    *, session: AsyncSession, user_id: int, exercise_id: str, limit: int = 100
+    *,
+    session: AsyncSession,
+    user_id: int,
+    exercise_id: str,
+    limit: int = 20,
+    before: int | None = None,
 ) -> list[Submission]:
-    rows = await session.scalars(
-        select(Submission)
-        .where(Submission.user_id == user_id, Submission.exercise_id == exercise_id)
-        .order_by(Submission.created_at.desc(), Submission.id.desc())
-        .limit(limit)
+    """One page, newest first: at most `limit` submissions with an id below `before`."""
+    query = select(Submission).where(
+        Submission.user_id == user_id, Submission.exercise_id == exercise_id
     )
+    if before is not None:
+        query = query.where(Submission.id < before)
+    rows = await session.scalars(query.order_by(Submission.id.desc()).limit(limit))
     return list(rows.all())
 
 
@@ -87,8 +95,15 @@ async def record_runs(
     """Store finished device runs; once every device has one, finish the submission.
 
     Idempotent: a run for a device that already has one, or for a finished submission, is
-    dropped. A platform fault (`error` run) on an early attempt asks the caller to retry."""
-    submission = await session.get(Submission, submission_id, populate_existing=True)
+    dropped. A platform fault (`error` run) on an early attempt asks the caller to retry.
+
+    The row is locked first (PostgreSQL), so runs of one submission that two processes
+    record at once are recorded one after the other and the second sees the first: the
+    submission is finished exactly once, by whichever completes it. Locks are taken in one
+    order, this submission, then its user (storage), then older finished submissions."""
+    submission = await session.get(
+        Submission, submission_id, populate_existing=True, with_for_update=True
+    )
     if submission is None or submission.status in ("done", "error"):
         return "duplicate"
     if any(run["verdict"] == "error" for run in runs) and submission.attempts < MAX_ATTEMPTS:
@@ -97,7 +112,7 @@ async def record_runs(
         submission.lease_expires_at = None
         await session.flush()
         return "retry"
-    inserted = 0
+    inserted: set[str] = set()
     if runs:
         now = utcnow()
         # ON CONFLICT DO NOTHING: a run another process recorded first wins, silently.
@@ -108,13 +123,17 @@ async def record_runs(
                 for run in runs
             ]
         )  # fmt: skip
-        result = await session.execute(
-            statement.on_conflict_do_nothing(index_elements=["submission_id", "device"])
+        statement = statement.on_conflict_do_nothing(index_elements=["submission_id", "device"])
+        result = await session.scalars(statement.returning(SubmissionRun.device))
+        inserted = set(result.all())
+        await storage.add_stored_bytes(
+            session=session,
+            user_id=submission.user_id,
+            delta=storage.runs_bytes([run for run in runs if run["device"] in inserted]),
         )
-        inserted = getattr(result, "rowcount", 0) or 0
     # When every run was new and they cover every device (the embedded grader reports them
     # all at once), they are what is stored: no need to read them back.
-    fresh = runs if inserted == len(runs) else []
+    fresh = runs if len(inserted) == len(runs) else []
     await _finish_if_complete(session=session, submission=submission, fresh=fresh)
     return "recorded" if inserted else "duplicate"
 
@@ -168,6 +187,10 @@ async def _finish_if_complete(
         ):
             set_committed_value(submission, key, value)
         LATENCY.observe((finished_at - submission.created_at).total_seconds())
+        await storage.drop_run_copies(session=session, submission_id=submission.id, runs=runs)
+        await storage.compact(
+            session=session, user_id=submission.user_id, exercise_id=submission.exercise_id
+        )
 
 
 async def unfinished_ids(*, session: AsyncSession) -> list[int]:

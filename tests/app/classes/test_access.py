@@ -14,7 +14,8 @@ from dataclasses import dataclass
 
 import pytest
 
-from tests.app.classes.conftest import LESSON, OTHER_LESSON, World
+from app.db import Database
+from tests.app.classes.conftest import LESSON, OTHER_LESSON, World, add_submission, build_world
 from tests.helpers import csrf_from
 
 ROLES = ("anonymous", "member", "outsider", "teacher", "other_teacher")
@@ -51,6 +52,7 @@ CASES = {
     "progress": api("GET", "/api/classes/{cid}/progress"),
     "progress csv": api("GET", "/api/classes/{cid}/progress.csv"),
     "student submissions": api("GET", "/api/classes/{cid}/students/{sid}/submissions"),
+    "student submission": api("GET", "/api/classes/{cid}/students/{sid}/submissions/{subid}"),
     # the API, added
     "list classes": Case("GET", "/api/classes", (401, 403, 403, 200, 200)),
     "joined classes": Case("GET", "/api/classes/joined", (401, 200, 200, 403, 403)),
@@ -84,12 +86,23 @@ CASES = {
 }
 
 
+@pytest.fixture
+async def world(db: Database) -> World:
+    """The shared world, and a submission of the member's for the endpoints that read one."""
+    world = await build_world(db)
+    world.extra["submission"] = await add_submission(
+        db, user_id=world.member.id, exercise_id="tensor-basics-grid", verdict="passed"
+    )
+    return world
+
+
 def _fill(text: str, world: World) -> str:
     return (
         text.replace("{cid}", str(world.class_id))
         .replace("{sid}", str(world.member.id))
         .replace("{code}", world.join_code)
         .replace("{slug}", LESSON)
+        .replace("{subid}", str(world.extra["submission"]))
     )
 
 
@@ -148,6 +161,7 @@ def _route_path(path: str) -> str:
         .replace("{sid}", "{student_id}")
         .replace("{slug}", "{lesson_slug}")
         .replace(OTHER_LESSON, "{lesson_slug}")
+        .replace("{subid}", "{submission_id}")
     )
 
 
@@ -177,6 +191,7 @@ async def test_a_teacher_cannot_read_a_student_of_another_class_through_their_ow
     base = f"/api/classes/{world.class_id}/students/{world.outsider.id}"
     for method, path in (
         ("GET", f"{base}/submissions"),
+        ("GET", f"{base}/submissions/{world.extra['submission']}"),
         ("GET", f"{base}/lessons/{LESSON}"),
         ("DELETE", base),
     ):

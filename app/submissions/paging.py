@@ -1,0 +1,38 @@
+"""Pages of submission lists: newest first, `limit` at a time, the next page below an id.
+
+The next page's address comes in the `Link` header (RFC 8288, `rel="next"`); the last page
+has none. Ids only grow, so a page never repeats or skips a submission made meanwhile."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from fastapi import Query, Request, Response
+
+from app.models import Submission
+
+DEFAULT_LIMIT = 20
+MAX_LIMIT = 100
+MAX_ID = 2_147_483_647  # ids are 32-bit: a larger cursor would make PostgreSQL fail
+
+Limit = Annotated[int, Query(ge=1, le=MAX_LIMIT, description="Submissions per page (at most 100).")]
+Before = Annotated[
+    int | None,
+    Query(
+        ge=1,
+        le=MAX_ID,
+        description="Only submissions with a smaller id: the next page's cursor.",
+    ),
+]
+
+
+def one_page(
+    rows: list[Submission], *, limit: int, request: Request, response: Response
+) -> list[Submission]:
+    """`rows` were read with `limit + 1`: keep `limit` of them and, when there was one more,
+    point the `Link` header at the page that starts after the last one kept."""
+    page = rows[:limit]
+    if len(rows) > limit:
+        url = request.url.include_query_params(limit=limit, before=page[-1].id)
+        response.headers["Link"] = f'<{url}>; rel="next"'
+    return page

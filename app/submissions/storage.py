@@ -1,0 +1,153 @@
+"""What is kept of each submission, and how many bytes each user keeps stored.
+
+Per student and exercise, the submissions a student comes back to keep their output in
+full: the latest graded one, the best graded one (the newest that passed, else the latest)
+and the latest try-out. Every other finished submission keeps, of each run's stdout, stderr
+and diff, the first and the last KiB around a line that says how much was cut (the last
+lines of a traceback name the error, which the teachers' insight counts), and is flagged
+`output_truncated`. Code is always kept in full: teachers read it.
+
+`users.stored_bytes` counts what a user's submissions keep: the code and every stored
+output, in UTF-8 bytes. It changes in the same transaction as the rows it counts, so
+/metrics reads it instead of summing the submissions table. Cutting is serialised per user
+by locking the user's row first, so two web processes recording at once neither cut the
+same submission twice nor miss one: the second waits for the first, then sees its work.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sqlalchemy import case, func, select, update
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from app.models import Submission, SubmissionRun, User
+
+KEEP_BYTES = 2048  # of each output of an older attempt: its first and its last KiB
+OUTPUT_FIELDS = ("stdout", "stderr", "diff")
+# A cut text is at most KEEP_BYTES plus its marker line; anything that short is left alone,
+# so cutting twice changes nothing.
+_MARKER_ROOM = 64
+FINISHED = ("done", "error")
+
+
+def utf8_len(text: str) -> int:
+    return len(text.encode())
+
+
+def output_bytes(run: dict[str, Any]) -> int:
+    return sum(utf8_len(str(run.get(field) or "")) for field in OUTPUT_FIELDS)
+
+
+def runs_bytes(runs: list[dict[str, Any]]) -> int:
+    return sum(output_bytes(run) for run in runs)
+
+
+def cut(text: str, keep: int = KEEP_BYTES) -> str:
+    """The first and the last keep/2 bytes of `text` around "… truncated (N bytes) …"."""
+    data = text.encode()
+    if len(data) <= keep + _MARKER_ROOM:
+        return text
+    head = data[: keep // 2].decode(errors="ignore")  # never half a character
+    tail = data[-(keep // 2) :].decode(errors="ignore")
+    left_out = len(data) - utf8_len(head) - utf8_len(tail)
+    return f"{head}\n… truncated ({left_out} bytes) …\n{tail}"
+
+
+def cut_run(run: dict[str, Any]) -> dict[str, Any]:
+    """The run with each output cut; `truncated` says whether anything was."""
+    outputs = {field: cut(str(run.get(field) or "")) for field in OUTPUT_FIELDS}
+    changed = any(outputs[field] != (run.get(field) or "") for field in OUTPUT_FIELDS)
+    if not changed:
+        return run
+    return {**run, **outputs, "truncated": True}
+
+
+def without_output(run: dict[str, Any]) -> dict[str, Any]:
+    """What `submission_runs` keeps of a run once the finished submission holds it."""
+    return {**run, "stdout": "", "stderr": "", "diff": ""}
+
+
+async def add_stored_bytes(*, session: AsyncSession, user_id: int, delta: int) -> None:
+    if delta:
+        await session.execute(
+            update(User).where(User.id == user_id).values(stored_bytes=User.stored_bytes + delta)
+        )
+
+
+async def drop_run_copies(
+    *, session: AsyncSession, submission_id: int, runs: list[dict[str, Any]]
+) -> None:
+    """The finished submission now holds these runs: their rows in submission_runs keep no
+    output. The bytes only moved, so the user's count does not change."""
+    for run in runs:
+        if output_bytes(run):
+            await session.execute(
+                update(SubmissionRun)
+                .where(
+                    SubmissionRun.submission_id == submission_id,
+                    SubmissionRun.device == run["device"],
+                )
+                .values(run=without_output(run))
+                .execution_options(synchronize_session=False)
+            )
+
+
+async def compact(*, session: AsyncSession, user_id: int, exercise_id: str) -> int:
+    """Cut the output of this student's finished submissions to this exercise that are
+    neither the latest nor the best; returns the bytes freed. Idempotent."""
+    # Lock the user's row first: compactions of one user run one after the other.
+    await session.execute(select(User.id).where(User.id == user_id).with_for_update())
+    mine = (
+        (Submission.user_id == user_id)
+        & (Submission.exercise_id == exercise_id)
+        & Submission.status.in_(FINISHED)
+    )
+    graded = Submission.mode == "grade"
+    keepers = (
+        await session.execute(
+            select(
+                func.max(case((graded, Submission.id))),
+                func.max(case((graded & (Submission.verdict == "passed"), Submission.id))),
+                func.max(case((Submission.mode == "run", Submission.id))),
+            ).where(mine)
+        )
+    ).one()
+    kept = [ident for ident in keepers if ident is not None]
+    older = (
+        await session.execute(
+            select(Submission.id, Submission.runs).where(
+                mine, ~Submission.output_truncated, Submission.id.not_in(kept)
+            )
+        )
+    ).all()
+    if not older:
+        return 0
+    freed = 0
+    for submission_id, runs in older:
+        cut_runs = [cut_run(run) for run in runs or []]
+        done = await session.execute(
+            update(Submission)
+            .where(Submission.id == submission_id, ~Submission.output_truncated)
+            .values(runs=cut_runs, output_truncated=True)
+        )
+        if getattr(done, "rowcount", 0) == 1:
+            freed += runs_bytes(runs or []) - runs_bytes(cut_runs)
+    # Runs of a submission that ended without copying them (a platform error part-way).
+    leftovers = await session.execute(
+        select(SubmissionRun.id, SubmissionRun.run).where(
+            SubmissionRun.submission_id.in_([row[0] for row in older])
+        )
+    )
+    for run_id, run in leftovers.all():
+        shorter = cut_run(run)
+        if shorter is not run:
+            await session.execute(
+                update(SubmissionRun)
+                .where(SubmissionRun.id == run_id)
+                .values(run=shorter)
+                .execution_options(synchronize_session=False)
+            )
+            freed += output_bytes(run) - output_bytes(shorter)
+    await add_stored_bytes(session=session, user_id=user_id, delta=-freed)
+    return freed
