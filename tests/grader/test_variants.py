@@ -3,7 +3,14 @@ a program that only prints the visible expected output passes the example and fa
 
 from __future__ import annotations
 
+from pathlib import Path
+
+import redis
+
 from grader import Grader, Job, Result, Run, Variant
+from grader.queueing import RunEvent, RunRequest, results_stream
+from grader.worker import EventSender, make_handler
+from tests.processes import PrivateRedis
 
 SUM_CODE = "print(sum(numbers))\n"
 HARD_CODED = "print(6)\n"
@@ -129,3 +136,34 @@ def test_runs_keep_reading_json_written_before_variants() -> None:
     hidden = [_run("cpu", "wrong_output").as_hidden("v")]
     result = Result(job_id="1", runs=[_run("cpu", "passed", hidden)])
     assert Result.model_validate_json(result.model_dump_json()) == result
+
+
+def test_a_worker_sends_the_hidden_checks_back_inside_the_run(
+    grader: Grader, tmp_path: Path
+) -> None:
+    """Distributed mode: the verdicts travel in the device's run; the outputs never do."""
+    server = PrivateRedis(tmp_path).start()
+    client = redis.Redis.from_url(server.url)
+    try:
+        handle = make_handler(grader, EventSender(client, "ns", give_up_after_s=5), "w", "cpu")
+        handle(RunRequest(job=sum_job(HARD_CODED), device="cpu").model_dump(mode="json"))
+        handle(
+            RunRequest(job=sum_job(SUM_CODE, id="try"), device="cpu", grade=False).model_dump(
+                mode="json"
+            )
+        )
+        finished = [
+            RunEvent.model_validate_json(fields[b"event"])
+            for _id, fields in client.xrange(results_stream("ns"))
+        ]
+        graded, tried = [e.run for e in finished if e.event == "finished"]
+    finally:
+        client.close()
+        server.kill()
+    assert graded is not None and graded.verdict == "passed"
+    assert [(h.variant, h.verdict, h.stdout) for h in graded.hidden_runs] == [
+        ("longer", "wrong_output", ""),
+        ("negative", "wrong_output", ""),
+    ]
+    # A try-out runs the example's setup and nothing hidden.
+    assert tried is not None and (tried.stdout, tried.hidden_runs) == ("6\n", [])
