@@ -162,6 +162,11 @@ class Grader:
                 if hidden is None
                 else build_run(hidden, device, job.limits, variant.expected_output, job.comparison)
             )
+            if checked.verdict == "error":
+                # A platform fault, not the student's: the whole device run is an error, which
+                # callers retry. Its detail names no variant (the student may read it).
+                reason = f"a hidden check could not be graded: {checked.detail or 'grader error'}"
+                return Run.without_output(device, "error", reason)
             run.hidden_runs.append(checked.as_hidden(variant.name))
         return run
 

@@ -79,6 +79,26 @@ def test_a_variant_that_crashes_gives_its_own_verdict(grader: Grader) -> None:
     assert negative.verdict == "passed"
 
 
+def test_a_platform_fault_in_a_hidden_check_makes_the_device_run_an_error(
+    grader: Grader,
+) -> None:
+    """So that the app retries it as it retries any platform fault (here: the exercise's own
+    broken pattern, which is never the student's fault)."""
+    broken = Variant(name="secret-name", setup="numbers = [1]\n", expected_output="total (")
+    job = sum_job(
+        "print('total', sum(numbers))\n",
+        expected_output="total \\d+",
+        comparison={"mode": "patterns"},
+        variants=[broken],
+    )
+    result = grader.grade(job)
+    assert (result.status, result.verdict) == ("error", None)
+    (run,) = result.runs
+    assert run.verdict == "error" and run.hidden_runs == []
+    assert run.detail is not None and run.detail.startswith("a hidden check could not be graded")
+    assert "secret-name" not in run.detail
+
+
 def test_no_variant_runs_when_the_example_fails(grader: Grader) -> None:
     result = grader.grade(sum_job("print(7)\n"))
     assert result.verdict == "wrong_output"
