@@ -127,14 +127,19 @@ def test_a_generated_file_without_variants_is_refused(tree: Path) -> None:
     assert "declares no variants; delete this file" in problem
 
 
-def test_a_variant_that_prints_the_example_catches_nothing(
-    tree: Path, capsys: pytest.CaptureFixture[str]
+@pytest.mark.parametrize(
+    ("numbers", "comparison"),
+    [("[6]", ""), ("[6.0001]", "comparison:\n  mode: numeric\n  rtol: 0.001\n")],
+)
+def test_a_variant_the_example_passes_catches_nothing(
+    tree: Path, capsys: pytest.CaptureFixture[str], numbers: str, comparison: str
 ) -> None:
+    """Printing the visible expected output would pass it (under the exercise's comparison)."""
     spec = exercise_folder(tree) / "exercise.yaml"
-    spec.write_text(spec.read_text().replace("[-7000, 123]", "[6]"))
+    spec.write_text(spec.read_text().replace("[-7000, 123]", numbers) + comparison)
     assert check(tree, "--run", "--write-variants") == 1
     out = capsys.readouterr().out
-    assert f"FAILED  {EXERCISE} [{VARIANT_NAMES[1]}]: prints the example's own output" in out
+    assert f"FAILED  {EXERCISE} [{VARIANT_NAMES[1]}]: the example's own output passes it" in out
     assert not (exercise_folder(tree) / FILE_NAME).exists()
 
 
