@@ -1,4 +1,4 @@
-"""submission storage: a per-user count of stored bytes, and a flag on cut outputs
+"""submission storage: a per-user count of stored bytes, and a mark on older attempts
 
 Existing data: the runs that finished submissions hold are dropped from submission_runs
 (the rows stay, without output), and each user's stored bytes are counted once.
@@ -49,14 +49,14 @@ def upgrade() -> None:
     )
     op.add_column(
         "submissions",
-        sa.Column("output_truncated", sa.Boolean(), server_default="0", nullable=False),
+        sa.Column("output_compacted", sa.Boolean(), server_default="0", nullable=False),
     )
     _count_and_drop_copies(op.get_bind())
 
 
 def downgrade() -> None:
     # ALTER TABLE ... DROP COLUMN (SQLite 3.35 and later), for the same reason.
-    op.drop_column("submissions", "output_truncated")
+    op.drop_column("submissions", "output_compacted")
     op.drop_column("users", "stored_bytes")
 
 

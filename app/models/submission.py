@@ -42,9 +42,10 @@ class Submission(Base):
     devices: Mapped[list[str]] = mapped_column(JSON, default=list)
     # The finished runs, copied here from SubmissionRun once every device has one.
     runs: Mapped[list[dict[str, Any]]] = mapped_column(JSON, default=list)
-    # The runs' stdout, stderr and diff were cut to their first and last KiB: an older
-    # attempt that is neither the latest nor the best (see app/submissions/storage.py).
-    output_truncated: Mapped[bool] = mapped_column(Boolean, default=False, server_default="0")
+    # Set once this is an older attempt, neither the latest nor the best: its runs' stdout,
+    # stderr and diff were cut to their first and last KiB, for good (those that were
+    # longer; see app/submissions/storage.py).
+    output_compacted: Mapped[bool] = mapped_column(Boolean, default=False, server_default="0")
     detail: Mapped[str | None] = mapped_column(Text, default=None)
     attempts: Mapped[int] = mapped_column(Integer, default=0)
     lease_expires_at: Mapped[datetime | None] = mapped_column(default=None)

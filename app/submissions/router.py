@@ -36,7 +36,7 @@ def submission_out(
         status=submission.status,
         verdict=submission.verdict,
         runs=[storage.cut_run(run) for run in submission.runs] if preview else submission.runs,
-        output_truncated=submission.output_truncated,
+        output_truncated=any(run.get("truncated") for run in submission.runs),
         created_at=submission.created_at,
         finished_at=submission.finished_at,
         detail=submission.detail,

@@ -5,7 +5,8 @@ full: the latest graded one, the best graded one (the newest that passed, else t
 and the latest try-out. Every other finished submission keeps, of each run's stdout, stderr
 and diff, the first and the last KiB around a line that says how much was cut (the last
 lines of a traceback name the error, which the teachers' insight counts), and is flagged
-`output_truncated`. Code is always kept in full: teachers read it.
+`output_compacted` (the API's Submission says `output_truncated` when anything was cut).
+Code is always kept in full: teachers read it.
 
 `users.stored_bytes` counts what a user's submissions keep: the code and every stored
 output, in UTF-8 bytes. It changes in the same transaction as the rows it counts, so
@@ -117,7 +118,7 @@ async def compact(*, session: AsyncSession, user_id: int, exercise_id: str) -> i
     older = (
         await session.execute(
             select(Submission.id, Submission.runs).where(
-                mine, ~Submission.output_truncated, Submission.id.not_in(kept)
+                mine, ~Submission.output_compacted, Submission.id.not_in(kept)
             )
         )
     ).all()
@@ -126,12 +127,13 @@ async def compact(*, session: AsyncSession, user_id: int, exercise_id: str) -> i
     freed = 0
     for submission_id, runs in older:
         cut_runs = [cut_run(run) for run in runs or []]
+        changed = cut_runs != (runs or [])
         done = await session.execute(
             update(Submission)
-            .where(Submission.id == submission_id, ~Submission.output_truncated)
-            .values(runs=cut_runs, output_truncated=True)
+            .where(Submission.id == submission_id, ~Submission.output_compacted)
+            .values(output_compacted=True, **({"runs": cut_runs} if changed else {}))
         )
-        if getattr(done, "rowcount", 0) == 1:
+        if changed and getattr(done, "rowcount", 0) == 1:
             freed += runs_bytes(runs or []) - runs_bytes(cut_runs)
     # Runs of a submission that ended without copying them (a platform error part-way).
     leftovers = await session.execute(

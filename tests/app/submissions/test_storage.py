@@ -101,7 +101,7 @@ async def counter(session: AsyncSession, user_id: int) -> int:
 async def runs_of(session: AsyncSession, submission_id: int) -> tuple[bool, list[dict[str, Any]]]:
     row = (
         await session.execute(
-            select(Submission.output_truncated, Submission.runs).where(
+            select(Submission.output_compacted, Submission.runs).where(
                 Submission.id == submission_id
             )
         )
@@ -148,6 +148,17 @@ async def test_only_the_latest_and_the_best_keep_their_output(db: Database):
         for ident in (passed, wrong[-1]):
             truncated, runs = await runs_of(session, ident)
             assert truncated and is_cut(runs), ident
+        # An older attempt that printed little keeps all of it, and says nothing was cut.
+        exercise = await get_exercise(session=session, exercise_id=EXERCISE)
+        assert exercise is not None
+        small = [{**big_run(d, "wrong_output"), "stdout": "1\n", "stderr": "", "diff": "-2\n+1"}
+                 for d in ("cpu", "cuda")]  # fmt: skip
+        quiet = await service.create_submission(
+            session=session, user_id=user.id, exercise=exercise, code="print(1)"
+        )
+        await service.record_runs(session=session, submission_id=quiet.id, runs=small)
+        await submit(session, user.id, "wrong_output")
+        assert await runs_of(session, quiet.id) == (True, small)
         # A finished submission's runs live in one place only.
         copies = await session.scalars(
             select(SubmissionRun.run)
