@@ -40,6 +40,9 @@ class Settings(BaseSettings):
     max_deliveries: int = Field(default=3, ge=1)
     submissions_per_minute: int = Field(default=20, ge=1)
     runs_per_minute: int = Field(default=10, ge=1)  # the ungraded Run button
+    # Submissions (graded and try-outs together) of one student handed to the graders at
+    # once; the student's others wait their turn, so one student cannot hold up the rest.
+    grading_in_flight_per_student: int = Field(default=1, ge=1)
     grader_workers: int = Field(default=2, ge=1)  # sandboxed runs at the same time
     # Submissions the embedded queue handles at once: more than the sandbox runs, so the
     # database work around a run overlaps with other runs.

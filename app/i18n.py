@@ -189,6 +189,7 @@ def js_messages() -> dict[str, str]:
         "offline": _("Could not reach the server; try again."),
         "queued": _("Queued"),
         "queued_position": _("Queued: number {position} in line"),
+        "waiting_for_own": _("Waiting for your earlier submission to finish"),
         "running": _("Running…"),
         "running_on": _("Running on {devices}…"),
         "submitting": _("Sending your code…"),

@@ -56,21 +56,21 @@ class Students:
 
 
 async def grade_once(client: httpx.AsyncClient, students: Students) -> float:
+    """Submit to verdict: one round trip (POST ?wait), more only if the wait runs out."""
     headers = await students.next()
     started = time.perf_counter()
     response = await client.post(
-        f"/api/exercises/{EXERCISE}/submissions", json={"code": SOLUTION}, headers=headers
+        f"/api/exercises/{EXERCISE}/submissions?wait=30", json={"code": SOLUTION}, headers=headers
     )
-    if response.status_code != 202:
+    if response.status_code not in (200, 202):
         raise SystemExit(f"POST submission: {response.status_code} {response.text}")
-    ident = response.json()["id"]
-    while True:
+    body = response.json()
+    ident = body["id"]
+    while body["status"] not in ("done", "error"):
         response = await client.get(f"/api/submissions/{ident}?wait=30", headers=headers)
         body = response.json()
         if response.status_code != 200:
             raise SystemExit(f"GET submission {ident}: {response.status_code} {body}")
-        if body["status"] in ("done", "error"):
-            break
     elapsed = time.perf_counter() - started
     if body["verdict"] != "passed":
         raise SystemExit(f"submission {ident} was not passed: {body}")

@@ -174,7 +174,7 @@ export function hiddenOnly(submission) {
 
 export function statusBadge(submission) {
   const s = submission;
-  if (s.status === "queued") return el("span", { class: "badge" }, t("queued"));
+  if (s.status === "queued") return el("span", { class: "badge" }, t(s.waiting_for_own ? "waiting_for_own" : "queued"));
   if (s.status === "running") return el("span", { class: "badge" }, t("running"));
   if (s.status === "error") return el("span", { class: "badge" }, t("platform_error"));
   const label = s.mode === "run" && s.verdict === "passed" ? t("ran") : verdictLabel(s.verdict);

@@ -151,6 +151,7 @@ class Workbench {
     const s = submission;
     let text;
     if (s.status === "sending") text = t("submitting");
+    else if (s.status === "queued" && s.waiting_for_own) text = t("waiting_for_own");
     else if (s.status === "queued") text = s.position ? t("queued_position", { position: s.position }) : t("queued");
     else text = mode === "run" ? t("running_cpu") : t("running_on", { devices: this.data.devices.join(", ") });
     const stage = s.status === "running" ? 1 : 0;

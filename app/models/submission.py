@@ -28,6 +28,7 @@ class Submission(Base):
     __table_args__ = (
         Index("ix_submissions_user_exercise", "user_id", "exercise_id", "created_at"),
         Index("ix_submissions_status", "status"),
+        Index("ix_submissions_user_status", "user_id", "status"),
     )
 
     id: Mapped[int] = mapped_column(primary_key=True)
@@ -49,6 +50,9 @@ class Submission(Base):
     detail: Mapped[str | None] = mapped_column(Text, default=None)
     attempts: Mapped[int] = mapped_column(Integer, default=0)
     lease_expires_at: Mapped[datetime | None] = mapped_column(default=None)
+    # When it was handed to the graders; NULL while it waits behind the student's own
+    # earlier submissions (fair dispatch: app/submissions/fairness.py).
+    dispatched_at: Mapped[datetime | None] = mapped_column(default=None)
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
     started_at: Mapped[datetime | None] = mapped_column(default=None)
     finished_at: Mapped[datetime | None] = mapped_column(default=None)

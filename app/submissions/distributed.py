@@ -1,7 +1,9 @@
 """Distributed grading: jobs go to grader workers through Dramatiq on Redis, one queue per
 device kind; workers answer with events on a Redis stream that every web process consumes
 (a consumer group shares them out). The submission row stays the source of truth: a lease
-that runs out puts the job back on the queue, and recording a run is idempotent."""
+that runs out puts the job back on the queue, and recording a run is idempotent. Only
+submissions handed to the graders are sent, a few per student at most (fairness.py): the
+transaction that records a finish releases the student's next, which this process sends."""
 
 from __future__ import annotations
 
@@ -16,11 +18,12 @@ import redis.asyncio as aioredis
 from dramatiq import Message
 from dramatiq.brokers.redis import RedisBroker
 from redis.exceptions import RedisError, ResponseError
+from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.config import Settings
 from app.db import Database
 from app.models import Exercise, Submission
-from app.submissions import service
+from app.submissions import fairness, service
 from app.submissions.dispatch import Notifier
 from app.submissions.jobs import job_for
 from grader import Run
@@ -72,7 +75,7 @@ class DistributedGrading:
         self.broker.close()
 
     async def submitted(self, submission_id: int) -> None:
-        await self._deliver(submission_id, only_if_expired=False)
+        await self._deliver_all([submission_id], only_if_expired=False)
 
     async def ready(self) -> bool:
         try:
@@ -107,8 +110,27 @@ class DistributedGrading:
 
     # --- sending jobs ---------------------------------------------------------------------
 
-    async def _deliver(self, submission_id: int, *, only_if_expired: bool) -> None:
+    async def _deliver_all(self, submission_ids: list[int], *, only_if_expired: bool) -> None:
+        """Deliver these; then, sent fresh, whatever their ending released."""
+        pending = [(ident, only_if_expired) for ident in submission_ids]
+        while pending:
+            ident, expired_only = pending.pop(0)
+            released = await self._deliver(ident, only_if_expired=expired_only)
+            pending += [(next_id, False) for next_id in released]
+
+    async def _release_after(self, session: AsyncSession, submission_id: int) -> list[int]:
+        """The student's next waiting submissions, now that this one has finished."""
+        return await fairness.release_next(
+            session=session,
+            limit=self.settings.grading_in_flight_per_student,
+            after=submission_id,
+        )
+
+    async def _deliver(self, submission_id: int, *, only_if_expired: bool) -> list[int]:
+        """Send the job to each device's queue that still lacks a run; returns what the
+        submission's ending (no worker, too many tries) released of the student's next."""
         live = await self.workers()
+        released: list[int] = []
         async with self.database.writer() as session, session.begin():
             submission = await service.take_for_delivery(
                 session=session,
@@ -117,7 +139,7 @@ class DistributedGrading:
                 only_if_expired=only_if_expired,
             )
             if submission is None:
-                return
+                return []
             if submission.attempts > self.settings.max_deliveries:
                 await service.fail(
                     session=session,
@@ -139,7 +161,16 @@ class DistributedGrading:
             if finished:
                 send: list[str] = []
             else:
-                done = await service.recorded_devices(session=session, submission_id=submission_id)
+                # The very first delivery (attempts just became 1 and nothing was ever sent)
+                # has no run recorded yet: no need to look.
+                first = not only_if_expired and submission.attempts == 1
+                done = (
+                    set()
+                    if first
+                    else await service.recorded_devices(
+                        session=session, submission_id=submission_id
+                    )
+                )
                 missing = [d for d in submission.devices if d not in done]
                 absent = [d for d in missing if d != "cpu" and live.get(d, 0) == 0]
                 if absent:
@@ -158,6 +189,8 @@ class DistributedGrading:
                 delivery = submission.attempts
                 grade = submission.mode == "grade"
             status = submission.status
+            if status in ("done", "error") or finished:
+                released = await self._release_after(session, submission_id)
         if status in ("done", "error") or finished:
             self.notifier.finished(submission_id)
         for device in send:
@@ -175,6 +208,7 @@ class DistributedGrading:
                 log.warning("could not queue submission %s for %s: %s", submission_id, device, exc)
             else:
                 await self._remember_sent(submission_id, device, sent)
+        return released
 
     async def _remember_sent(self, submission_id: int, device: str, message: Message[Any]) -> None:
         with contextlib.suppress(RedisError):  # forgotten: the reaper re-sends it, uncounted
@@ -207,6 +241,13 @@ class DistributedGrading:
         while True:
             await asyncio.sleep(self.settings.reap_every_s)
             try:
+                # A sweep for waiting submissions whose student has room (the limit was
+                # raised, or a release was missed): normally it finds none.
+                async with self.database.writer() as session, session.begin():
+                    released = await fairness.release_next(
+                        session=session, limit=self.settings.grading_in_flight_per_student
+                    )
+                await self._deliver_all(released, only_if_expired=False)
                 async with self.database.sessionmaker() as session:
                     ids = await service.expired(session=session)
                 for submission_id in ids:
@@ -235,7 +276,7 @@ class DistributedGrading:
                         lease_s=self.settings.queued_lease_s,
                     )
                 return
-        await self._deliver(submission_id, only_if_expired=True)
+        await self._deliver_all([submission_id], only_if_expired=True)
 
     # --- receiving events -----------------------------------------------------------------
 
@@ -311,7 +352,12 @@ class DistributedGrading:
                 submission_id=submission_id,
                 runs=[event.run.model_dump()],
             )
+            # Releases nothing unless this run finished the submission.
+            released = (
+                [] if outcome == "retry" else await self._release_after(session, submission_id)
+            )
         if outcome == "retry":
-            await self._deliver(submission_id, only_if_expired=False)
+            await self._deliver_all([submission_id], only_if_expired=False)
             return
         self.notifier.finished(submission_id)
+        await self._deliver_all(released, only_if_expired=False)

@@ -43,7 +43,10 @@ async def start_grading(settings: Settings, database: Database) -> GradingBacken
         hidden_paths=[str(settings.data_dir.resolve())],
     )
     embedded = EmbeddedGrading(
-        database=database, grader=Grader(config), concurrency=settings.grading_concurrency
+        database=database,
+        grader=Grader(config),
+        concurrency=settings.grading_concurrency,
+        in_flight_per_student=settings.grading_in_flight_per_student,
     )
     await embedded.start()
     return embedded

@@ -1,6 +1,6 @@
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, NamedTuple
 
 from fastapi import APIRouter, BackgroundTasks, HTTPException, Query, Request, Response, status
 
@@ -9,19 +9,29 @@ from app.db import SessionDep, get_database
 from app.errors import not_found, too_large, too_many
 from app.lessons.service import get_exercise
 from app.models import Submission
-from app.submissions import paging, service, storage
+from app.submissions import fairness, paging, service, storage
+from app.submissions.fairness import Place
 from app.submissions.grading import GradingBackend
 from app.submissions.jobs import hidden_checks
 from app.submissions.schemas import SolutionOut, SubmissionIn, SubmissionOut
 from app.submissions.waiting import wait_for_submission
 
 router = APIRouter(tags=["submissions"])
+Wait = Annotated[
+    float,
+    Query(
+        ge=0,
+        le=30,
+        description="Seconds to hold the answer until the submission is finished.",
+    ),
+]
+FINISHED = ("done", "error")
 
 
 def submission_out(
     submission: Submission,
     *,
-    position: int | None = None,
+    place: Place = Place(),
     with_code: bool = True,
     teacher: bool = False,
     preview: bool = False,
@@ -41,7 +51,8 @@ def submission_out(
         finished_at=submission.finished_at,
         detail=submission.detail,
         mode=submission.mode,
-        position=position,
+        position=place.position,
+        waiting_for_own=place.waiting_for_own,
         code=submission.code if with_code else None,
         hidden_checks=checks,
     )
@@ -51,18 +62,25 @@ def grading_of(request: Request) -> GradingBackend | None:
     return getattr(request.app.state, "grading", None)
 
 
+class Accepted(NamedTuple):
+    submission: Submission
+    place: Place
+
+
 async def accept_submission(
     *,
     request: Request,
     session: SessionDep,
-    background: BackgroundTasks,
+    background: BackgroundTasks | None,
     user_id: int,
     exercise_id: str,
     code: str,
     mode: str = "grade",
-) -> tuple[Submission, int]:
-    """Shared by the API and the HTML form: checks, stores queued, enqueues after commit.
-    Returns the submission and its place in the queue."""
+) -> Accepted:
+    """Shared by the API and the HTML form: checks, stores queued, and with `background`
+    hands it to the graders once the unit of work has committed (without, the caller
+    does: see `answer_submitted`). One that waits behind the student's own earlier
+    submissions is handed over when they finish (app/submissions/fairness.py)."""
     settings = request.app.state.settings
     if len(code.encode()) > settings.max_code_bytes:
         raise too_large(f"Code is limited to {settings.max_code_bytes // 1024} KiB.")
@@ -71,42 +89,105 @@ async def accept_submission(
         exercise = await get_exercise(session=reader, exercise_id=exercise_id)
         if exercise is None:
             raise not_found("Exercise")
-        recent, queued = await service.admission_counts(
+        admission = await service.admission_counts(
             session=reader, user_id=user_id, mode=mode, seconds=60
         )
     allowed = settings.runs_per_minute if mode == "run" else settings.submissions_per_minute
-    if recent >= allowed:
+    if admission.recent >= allowed:
         what = "runs" if mode == "run" else "submissions"
         raise too_many(f"At most {allowed} {what} a minute; wait a little.", 30)
-    if queued >= settings.grader_queue_limit:
+    if admission.queued >= settings.grader_queue_limit:
         raise too_many("The grading queue is full; try again in a few seconds.", 5)
+    limit = settings.grading_in_flight_per_student
     submission = await service.create_submission(
-        session=session, user_id=user_id, exercise=exercise, code=code, mode=mode
+        session=session,
+        user_id=user_id,
+        exercise=exercise,
+        code=code,
+        mode=mode,
+        in_flight_limit=limit,
     )
-    if (grading := grading_of(request)) is not None:
+    if submission.dispatched_at is None:
+        # It waits because the student has at least `limit` unfinished submissions.
+        return Accepted(submission, Place(waiting_for_own=max(admission.own_unfinished, limit)))
+    if background is not None and (grading := grading_of(request)) is not None:
         # Started only once the unit of work has committed the row.
         background.add_task(grading.submitted, submission.id)
-    return submission, queued + 1
+    return Accepted(submission, Place(position=admission.in_line + 1))
 
 
-@router.post("/api/exercises/{exercise_id}/submissions", status_code=status.HTTP_202_ACCEPTED)
+async def answer_submitted(
+    *,
+    request: Request,
+    response: Response,
+    session: SessionDep,
+    accepted: Accepted,
+    wait: float,
+) -> SubmissionOut:
+    """202 with the submission as stored; with `wait`, the request is held until it is
+    finished (200 with the finished submission) or `wait` runs out (202, as it stands)."""
+    submission, place = accepted
+    grading = grading_of(request)
+    if wait <= 0:
+        return submission_out(submission, place=place)
+    # Taken before grading starts, so that even the quickest finish wakes the wait.
+    event = grading.notifier.event_for(submission.id) if grading else None
+    # The graders must see the row, and the wait must hold no pooled connection (on
+    # SQLite, the one writer that grading records with): end the unit of work here.
+    await session.commit()
+    await session.close()
+    if grading is not None and submission.dispatched_at is not None:
+        await grading.submitted(submission.id)
+    database = get_database(request)
+    latest = await wait_for_submission(
+        database=database,
+        notifier=grading.notifier if grading else None,
+        submission_id=submission.id,
+        seconds=wait,
+        event=event,
+    )
+    if latest is None:
+        return submission_out(submission, place=place)
+    if latest.status in FINISHED:
+        response.status_code = status.HTTP_200_OK
+        return submission_out(latest)
+    async with database.sessionmaker() as reader:
+        place = await fairness.place_of(session=reader, submission=latest)
+    return submission_out(latest, place=place)
+
+
+SUBMITTED_RESPONSES: dict[int | str, dict[str, object]] = {
+    200: {"model": SubmissionOut, "description": "Finished within `wait`: the verdict."},
+    202: {"description": "Accepted: queued, or still unfinished when `wait` ran out."},
+}
+
+
+@router.post(
+    "/api/exercises/{exercise_id}/submissions",
+    status_code=status.HTTP_202_ACCEPTED,
+    responses=SUBMITTED_RESPONSES,
+)
 async def submit(
     exercise_id: str,
     body: SubmissionIn,
     request: Request,
+    response: Response,
     background: BackgroundTasks,
     user: CurrentUser,
     session: SessionDep,
+    wait: Wait = 0,
 ) -> SubmissionOut:
-    submission, position = await accept_submission(
+    accepted = await accept_submission(
         request=request,
         session=session,
-        background=background,
+        background=background if wait <= 0 else None,
         user_id=user.id,
         exercise_id=exercise_id,
         code=body.code,
     )
-    return submission_out(submission, position=position)
+    return await answer_submitted(
+        request=request, response=response, session=session, accepted=accepted, wait=wait
+    )
 
 
 @router.get("/api/submissions/{submission_id}")
@@ -115,7 +196,7 @@ async def get_submission(
     request: Request,
     user: CurrentUser,
     session: SessionDep,
-    wait: Annotated[float, Query(ge=0, le=30)] = 0,
+    wait: Wait = 0,
 ) -> SubmissionOut:
     grading = grading_of(request)
     # Taken before the look below, so that a finish in between still wakes the wait.
@@ -137,8 +218,8 @@ async def get_submission(
             event=event,
         )
         submission = latest or submission
-    position = await service.queue_position(session=session, submission=submission)
-    return submission_out(submission, position=position)
+    place = await fairness.place_of(session=session, submission=submission)
+    return submission_out(submission, place=place)
 
 
 @router.get("/api/exercises/{exercise_id}/submissions")
@@ -162,33 +243,41 @@ async def list_submissions(
     return [
         submission_out(
             s,
-            position=await service.queue_position(session=session, submission=s),
+            place=await fairness.place_of(session=session, submission=s),
             preview=True,
         )
         for s in page
     ]
 
 
-@router.post("/api/exercises/{exercise_id}/runs", status_code=status.HTTP_202_ACCEPTED)
+@router.post(
+    "/api/exercises/{exercise_id}/runs",
+    status_code=status.HTTP_202_ACCEPTED,
+    responses=SUBMITTED_RESPONSES,
+)
 async def run(
     exercise_id: str,
     body: SubmissionIn,
     request: Request,
+    response: Response,
     background: BackgroundTasks,
     user: CurrentUser,
     session: SessionDep,
+    wait: Wait = 0,
 ) -> SubmissionOut:
     """Run code on CPU without grading it: for trying things out. Never counted."""
-    submission, position = await accept_submission(
+    accepted = await accept_submission(
         request=request,
         session=session,
-        background=background,
+        background=background if wait <= 0 else None,
         user_id=user.id,
         exercise_id=exercise_id,
         code=body.code,
         mode="run",
     )
-    return submission_out(submission, position=position)
+    return await answer_submitted(
+        request=request, response=response, session=session, accepted=accepted, wait=wait
+    )
 
 
 @router.post("/api/exercises/{exercise_id}/give-up")

@@ -56,7 +56,15 @@ class SubmissionOut(BaseModel):
     detail: str | None = None
     mode: Literal["grade", "run"] = "grade"
     position: int | None = Field(
-        default=None, description="Place in the grading queue while queued (1 is next)."
+        default=None,
+        description="Place in the graders' line while queued there (1 is next); null while it"
+        " waits for the caller's own earlier submissions (`waiting_for_own`) and once it runs.",
+    )
+    waiting_for_own: int | None = Field(
+        default=None,
+        description="While queued behind the caller's own earlier submissions: how many of"
+        " them are unfinished. Each student has a few submissions graded at a time"
+        " (one by default), so that no one holds up everyone else; null otherwise.",
     )
     code: str | None = None
     output_truncated: bool = Field(

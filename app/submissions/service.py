@@ -3,30 +3,53 @@
 from __future__ import annotations
 
 from datetime import datetime, timedelta
-from typing import Any, Literal
+from typing import Any, Literal, NamedTuple
 
-from sqlalchemy import ColumnElement, case, func, select, update
+from sqlalchemy import ColumnElement, case, func, insert, select, update
 from sqlalchemy.dialects.postgresql import insert as postgresql_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.orm.attributes import set_committed_value
 
 from app.models import Exercise, SolutionReveal, Submission, SubmissionRun, utcnow
-from app.submissions import storage
+from app.submissions import fairness, storage
 from app.submissions.metrics import LATENCY
 
 MAX_ATTEMPTS = 2  # a platform fault is retried once, then reported as `error`
 
 
 async def create_submission(
-    *, session: AsyncSession, user_id: int, exercise: Exercise, code: str, mode: str = "grade"
+    *,
+    session: AsyncSession,
+    user_id: int,
+    exercise: Exercise,
+    code: str,
+    mode: str = "grade",
+    in_flight_limit: int = 1,
 ) -> Submission:
+    """Stored `queued`; handed to the graders at once (`dispatched_at`) only if the student
+    has fewer than `in_flight_limit` unfinished submissions, else it waits its turn
+    (app/submissions/fairness.py)."""
     devices = ["cpu"] if mode == "run" else list(exercise.devices)
-    submission = Submission(
-        user_id=user_id, exercise_id=exercise.id, code=code, mode=mode, devices=devices
-    )
-    session.add(submission)
-    await session.flush()
+    now = utcnow()
+    await fairness.lock_student(session=session, user_id=user_id)
+    submission = (
+        await session.scalars(
+            insert(Submission)
+            .values(
+                user_id=user_id,
+                exercise_id=exercise.id,
+                code=code,
+                mode=mode,
+                devices=devices,
+                created_at=now,
+                dispatched_at=fairness.dispatched_if_room(
+                    user_id=user_id, limit=in_flight_limit, now=now
+                ),
+            )
+            .returning(Submission)
+        )
+    ).one()
     await storage.add_stored_bytes(session=session, user_id=user_id, delta=storage.utf8_len(code))
     return submission
 
@@ -57,23 +80,15 @@ async def list_own_submissions(
     return list(rows.all())
 
 
-async def queue_position(*, session: AsyncSession, submission: Submission) -> int | None:
-    """1-based place in line among queued submissions; None once it has left the queue."""
-    if submission.status != "queued":
-        return None
-    ahead = await session.scalar(
-        select(func.count()).where(Submission.status == "queued", Submission.id < submission.id)
-    )
-    return int(ahead or 0) + 1
-
-
 async def claim(*, session: AsyncSession, submission_id: int, lease_s: float) -> Submission | None:
-    """Mark a queued submission running under a lease; None if someone else has it."""
+    """Mark a queued submission running under a lease; None if someone else has it, or if
+    it still waits behind the student's own earlier submissions."""
     now = utcnow()
     claimed = await session.scalars(
         update(Submission)
         .where(
             Submission.id == submission_id,
+            Submission.dispatched_at.is_not(None),
             (Submission.status == "queued")
             | ((Submission.status == "running") & (Submission.lease_expires_at < now)),
         )
@@ -194,11 +209,12 @@ async def _finish_if_complete(
 
 
 async def unfinished_ids(*, session: AsyncSession) -> list[int]:
-    """Submissions a previous process accepted but never finished: they are graded again."""
+    """Submissions a previous process handed to the graders but never finished: they are
+    graded again. (Those still waiting their turn are released by fairness.release_next.)"""
     rows = await session.scalars(
         select(Submission.id)
-        .where(Submission.status.in_(("queued", "running")))
-        .order_by(Submission.id)
+        .where(fairness.in_flight())
+        .order_by(Submission.dispatched_at, Submission.id)
     )
     return list(rows.all())
 
@@ -222,11 +238,18 @@ async def recorded_devices(*, session: AsyncSession, submission_id: int) -> set[
     return set(rows.all())
 
 
+class Admission(NamedTuple):
+    recent: int  # this user's submissions of this mode in the last `seconds`
+    queued: int  # submissions queued overall, waiting ones included
+    in_line: int  # submissions queued for the graders (handed to them, not yet taken)
+    own_unfinished: int  # this user's submissions not finished yet
+
+
 async def admission_counts(
     *, session: AsyncSession, user_id: int, mode: str, seconds: int
-) -> tuple[int, int]:
-    """(this user's submissions of this mode in the last `seconds`, submissions queued
-    overall), in one round trip: this runs on every submission."""
+) -> Admission:
+    """What admitting one more submission depends on, in one round trip: this runs on every
+    submission."""
     since = utcnow() - timedelta(seconds=seconds)
     recent = (
         select(func.count())
@@ -238,8 +261,18 @@ async def admission_counts(
         .scalar_subquery()
     )
     queued = select(func.count()).where(Submission.status == "queued").scalar_subquery()
-    row = (await session.execute(select(recent, queued))).one()
-    return int(row[0]), int(row[1])
+    in_line = (
+        select(func.count())
+        .where(Submission.status == "queued", Submission.dispatched_at.is_not(None))
+        .scalar_subquery()
+    )
+    own = (
+        select(func.count())
+        .where(Submission.user_id == user_id, Submission.status.in_(fairness.UNFINISHED))
+        .scalar_subquery()
+    )
+    row = (await session.execute(select(recent, queued, in_line, own))).one()
+    return Admission(*(int(value) for value in row))
 
 
 async def mark_started(*, session: AsyncSession, submission_id: int, lease_s: float) -> bool:
@@ -257,16 +290,17 @@ async def mark_started(*, session: AsyncSession, submission_id: int, lease_s: fl
 
 
 async def expired(*, session: AsyncSession, limit: int = 100) -> list[int]:
-    """Unfinished submissions whose lease ran out (or that never got one)."""
+    """Submissions handed to the graders whose lease ran out (or that never got one: the
+    process that released them died before sending). Waiting ones are not theirs yet."""
     now = utcnow()
     rows = await session.scalars(
         select(Submission.id)
         .where(
-            Submission.status.in_(("queued", "running")),
+            fairness.in_flight(),
             (Submission.lease_expires_at < now)
             | (
                 Submission.lease_expires_at.is_(None)
-                & (Submission.created_at < now - timedelta(seconds=5))
+                & (Submission.dispatched_at < now - timedelta(seconds=5))
             ),
         )
         .order_by(Submission.id)
@@ -290,14 +324,14 @@ async def take_for_delivery(
     sent again because the queue lost it (Redis restarted) was never tried, so it does not
     count; otherwise a long queue during a Redis restart would use up every try."""
     now = utcnow()
-    condition: ColumnElement[bool] = Submission.status.in_(("queued", "running"))
+    condition: ColumnElement[bool] = fairness.in_flight()
     increment: Any = 1
     if only_if_expired:
         condition &= _lease_ran_out(now)
         increment = case(
             ((Submission.status == "running") | (Submission.attempts == 0), 1), else_=0
         )
-    taken = await session.execute(
+    taken = await session.scalars(
         update(Submission)
         .where(Submission.id == submission_id, condition)
         .values(
@@ -305,10 +339,10 @@ async def take_for_delivery(
             attempts=Submission.attempts + increment,
             lease_expires_at=now + timedelta(seconds=lease_s),
         )
+        .returning(Submission),
+        execution_options={"populate_existing": True},
     )
-    if getattr(taken, "rowcount", 0) != 1:
-        return None
-    return await session.get(Submission, submission_id, populate_existing=True)
+    return taken.one_or_none()
 
 
 async def extend_queued_lease(*, session: AsyncSession, submission_id: int, lease_s: float) -> bool:

@@ -3,29 +3,31 @@ shared by a module: the warm grader takes seconds to start, a test should not pa
 
 from __future__ import annotations
 
+import contextlib
 import uuid
 from collections.abc import AsyncIterator
 from pathlib import Path
 
 import httpx
 import pytest
+from fastapi import FastAPI
 
 from app.main import create_app
 from tests.conftest import test_settings
 from tests.processes import psql
 
 
-@pytest.fixture(scope="module", params=["sqlite", "postgresql"])
-async def live_app(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory):  # type: ignore[no-untyped-def]
-    tmp: Path = tmp_path_factory.mktemp("live")
+@contextlib.asynccontextmanager
+async def running_app(backend: str, tmp: Path, **overrides: object) -> AsyncIterator[FastAPI]:
+    """The app with its lifespan running, on a database of its own."""
     name = None
-    if request.param == "sqlite":
+    if backend == "sqlite":
         url = f"sqlite:///{tmp / 'live.db'}"
     else:
         name = f"tc_live_{uuid.uuid4().hex[:10]}"
         psql(f'CREATE DATABASE "{name}"')
         url = f"postgresql://postgres@127.0.0.1:5432/{name}"
-    settings = test_settings(tmp, database_url=url, submissions_per_minute=30, grader_workers=2)
+    settings = test_settings(tmp, **({"database_url": url} | overrides))
     app = create_app(settings)
     try:
         async with app.router.lifespan_context(app):
@@ -33,6 +35,13 @@ async def live_app(request: pytest.FixtureRequest, tmp_path_factory: pytest.Temp
     finally:
         if name:
             psql(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
+@pytest.fixture(scope="module", params=["sqlite", "postgresql"])
+async def live_app(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory):  # type: ignore[no-untyped-def]
+    tmp: Path = tmp_path_factory.mktemp("live")
+    async with running_app(request.param, tmp, submissions_per_minute=30, grader_workers=2) as app:
+        yield app
 
 
 @pytest.fixture

@@ -1,0 +1,139 @@
+"""Fair grading between students. Each student has at most `limit` submissions handed to
+the graders at a time (in flight: `dispatched_at` set, not finished); the others wait in
+the database, `queued` with `dispatched_at` NULL, and are released oldest first as the
+student's earlier ones finish. What the graders take from (the embedded queue, the Redis
+queues) stays first-come-first-served but never holds more than `limit` submissions of
+one student, so students with work take turns: six slow submissions of one student hold
+up another student's for one run at most, not six.
+
+The row is the source of truth, so any web process may release. A release counts the
+student's in-flight submissions and picks the oldest waiting ones in one statement: two
+releases at once either pick the same rows (the second then updates none) or see each
+other's commits. What needs more is a new row racing another new row or a finish of the
+same student; on PostgreSQL both lock the student's `users` row first (SQLite has one
+writer at a time already). Every finish is followed, in its own transaction, by
+`release_next`, so a waiting submission is never left behind by a process that dies."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import ColumnElement, and_, case, func, or_, select, update
+from sqlalchemy.ext.asyncio import AsyncSession
+from sqlalchemy.orm import aliased
+
+from app.models import Submission, User, utcnow
+
+UNFINISHED = ("queued", "running")
+
+
+@dataclass(frozen=True)
+class Place:
+    """Where an unfinished submission stands. `position`: its place in the graders' line
+    (1 is next), while it is queued there. `waiting_for_own`: how many of the student's
+    own earlier submissions are still unfinished, while it waits behind them."""
+
+    position: int | None = None
+    waiting_for_own: int | None = None
+
+
+def in_flight(row: Any = Submission) -> ColumnElement[bool]:
+    return row.status.in_(UNFINISHED) & row.dispatched_at.is_not(None)
+
+
+def waiting(row: Any = Submission) -> ColumnElement[bool]:
+    return (row.status == "queued") & row.dispatched_at.is_(None)
+
+
+async def lock_student(*, session: AsyncSession, user_id: int | ColumnElement[Any]) -> None:
+    """Serialise this transaction with the student's other new rows and finishes. The
+    users row is the lock that storage accounting takes too (app/submissions/storage.py)."""
+    if session.get_bind().dialect.name == "postgresql":
+        await session.execute(select(User.id).where(User.id == user_id).with_for_update())
+
+
+def dispatched_if_room(*, user_id: int, limit: int, now: datetime) -> ColumnElement[Any]:
+    """The `dispatched_at` of a new row: now if the student has fewer than `limit`
+    unfinished submissions (in flight or waiting: a new one never overtakes an older
+    one), else NULL. Evaluated inside the INSERT, after `lock_student`."""
+    own = aliased(Submission)
+    unfinished = (
+        select(func.count())
+        .select_from(own)
+        .where(own.user_id == user_id, own.status.in_(UNFINISHED))
+        .scalar_subquery()
+    )
+    return case((unfinished < limit, now), else_=None)
+
+
+async def release_next(*, session: AsyncSession, limit: int, after: int | None = None) -> list[int]:
+    """Hand waiting submissions to the graders while their students have room: those of
+    the student whose submission `after` just finished, or (None) of every student, as a
+    sweep. Returns their ids in turns: each student's oldest first, then each one's
+    second, and so on."""
+    scope = waiting()
+    if after is not None:
+        finished = aliased(Submission)
+        owner = select(finished.user_id).where(finished.id == after).scalar_subquery()
+        await lock_student(session=session, user_id=owner)
+        scope &= Submission.user_id == owner
+    turn = func.row_number().over(partition_by=Submission.user_id, order_by=Submission.id)
+    line = select(Submission.id, Submission.user_id, turn.label("turn")).where(scope).subquery()
+    flying = aliased(Submission)
+    busy = (
+        select(func.count())
+        .select_from(flying)
+        .where(flying.user_id == line.c.user_id, in_flight(flying))
+        .scalar_subquery()
+    )
+    released = await session.execute(
+        update(Submission)
+        .where(Submission.id.in_(select(line.c.id).where(line.c.turn <= limit - busy)))
+        .values(dispatched_at=utcnow())
+        .returning(Submission.id, Submission.user_id)
+        .execution_options(synchronize_session="fetch")
+    )
+    return in_turns([(row[0], row[1]) for row in released])
+
+
+def in_turns(rows: list[tuple[int, int]]) -> list[int]:
+    """(id, user id) pairs in round-robin order between users, each user's in id order."""
+    turns: dict[int, int] = defaultdict(int)
+    ordered = []
+    for ident, user_id in sorted(rows):
+        turns[user_id] += 1
+        ordered.append((turns[user_id], ident))
+    return [ident for _turn, ident in sorted(ordered)]
+
+
+async def place_of(*, session: AsyncSession, submission: Submission) -> Place:
+    """Where the submission stands; no query once it has left the queue."""
+    if submission.status != "queued":
+        return Place()
+    if submission.dispatched_at is None:
+        ahead = await session.scalar(
+            select(func.count()).where(
+                Submission.user_id == submission.user_id,
+                Submission.status.in_(UNFINISHED),
+                Submission.id < submission.id,
+            )
+        )
+        return Place(waiting_for_own=int(ahead or 0))
+    # The graders' line is in the order submissions were handed to them.
+    ahead = await session.scalar(
+        select(func.count()).where(
+            Submission.status == "queued",
+            Submission.dispatched_at.is_not(None),
+            or_(
+                Submission.dispatched_at < submission.dispatched_at,
+                and_(
+                    Submission.dispatched_at == submission.dispatched_at,
+                    Submission.id < submission.id,
+                ),
+            ),
+        )
+    )
+    return Place(position=int(ahead or 0) + 1)
