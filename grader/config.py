@@ -4,14 +4,24 @@ from __future__ import annotations
 
 import os
 import sys
+from typing import Literal
 
 from pydantic import BaseModel, Field
 
 UNSAFE_ENV = "GRADER_UNSAFE_DEV_MODE"
+CGROUPS_ENV = "GRADER_CGROUPS"
+CgroupPolicy = Literal["required", "optional", "off"]
 
 
 def _unsafe_from_env() -> bool:
     return os.environ.get(UNSAFE_ENV, "").strip().lower() in {"1", "true", "yes", "on"}
+
+
+def _cgroups_from_env() -> CgroupPolicy:
+    value = os.environ.get(CGROUPS_ENV, "").strip().lower() or "required"
+    if value not in ("required", "optional", "off"):
+        raise ValueError(f"{CGROUPS_ENV} must be required, optional or off, not {value!r}")
+    return value  # type: ignore[return-value]
 
 
 class GraderConfig(BaseModel):
@@ -24,6 +34,13 @@ class GraderConfig(BaseModel):
         default=3, ge=0, description="runs per GPU kept ready with a CUDA context initialised"
     )
     unsafe_dev_mode: bool = Field(default_factory=_unsafe_from_env)
+    cgroups: CgroupPolicy = Field(
+        default_factory=_cgroups_from_env,
+        description=(
+            "a cgroup per run (one memory budget, a process cap, a CPU weight): `required` "
+            "refuses to grade without one, `optional` grades with a warning, `off` never tries"
+        ),
+    )
     python: str = Field(default=sys.executable, description="interpreter run in the sandbox")
     bwrap: str = "bwrap"
     sandbox_uid: int = Field(

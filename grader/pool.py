@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from typing import cast
 
 from .backends import DeviceInstance
+from .cgroups import Cgroups, RunCgroup
 from .contract import Limits
 from .inside import protocol
 from .zygote import LaunchSpec, Zygote, ZygoteError
@@ -40,6 +41,7 @@ class Outcome:
     cpu_s: float = 0.0
     maxrss_kb: int = 0
     duration_ms: int = 0
+    oom_killed: bool = False  # the run's cgroup hit its memory budget
     fault: str | None = None  # a platform problem: the run proves nothing about the code
 
 
@@ -47,12 +49,20 @@ class Outcome:
 class _Spare:
     sock: socket.socket
     generation: int
+    cgroup: RunCgroup | None
+
+
+@dataclass
+class _Pending:
+    since: float
+    cgroup: RunCgroup | None
 
 
 class DevicePool:
     def __init__(self, instance: DeviceInstance, spec: LaunchSpec, start_timeout_s: float,
-                 spare_timeout_s: float):  # fmt: skip
+                 spare_timeout_s: float, cgroups: Cgroups | None = None):  # fmt: skip
         self.instance = instance
+        self.cgroups = cgroups
         self.spec = spec
         self.start_timeout_s = start_timeout_s
         self.spare_timeout_s = spare_timeout_s
@@ -127,7 +137,7 @@ class DevicePool:
                     if spare.generation == self._generation:
                         self._wake()
                         return spare
-                    spare.sock.close()
+                    self._discard(spare.sock, spare.cgroup)
                 remaining = deadline - time.monotonic()
                 if self._closing or remaining <= 0 or (self.error and self._zygote is None):
                     return None
@@ -138,8 +148,11 @@ class DevicePool:
         out_r, out_w = os.pipe2(os.O_CLOEXEC)
         err_r, err_w = os.pipe2(os.O_CLOEXEC)
         started = time.monotonic()
+        cgroup = spare.cgroup
         try:
             try:
+                if cgroup is not None:
+                    cgroup.set_limits(limits.memory_mb, limits.processes)
                 job = {"op": "run", "code": code, "setup": setup, "limits": limits.model_dump()}
                 protocol.send(sock, job, [out_w, err_w])
             except OSError:
@@ -147,24 +160,27 @@ class DevicePool:
             finally:
                 os.close(out_w)
                 os.close(err_w)
-            return _collect(sock, out_r, err_r, limits, started)
+            outcome = _collect(sock, out_r, err_r, limits, started)
+            if cgroup is not None:
+                outcome.oom_killed = _oom_killed(cgroup)
+            return outcome
         finally:
             os.close(out_r)
             os.close(err_r)
-            sock.close()
+            self._discard(sock, cgroup)
 
     # --- supervisor --------------------------------------------------------------------------
 
     def _supervise(self) -> None:
-        pending: dict[socket.socket, float] = {}
+        pending: dict[socket.socket, _Pending] = {}
         selector = selectors.DefaultSelector()
         selector.register(self._wake_r, selectors.EVENT_READ)
         failures = 0
         while not self._closing:
             if self._zygote is None or not self._zygote.alive():
-                for sock in pending:
+                for sock, waiting in pending.items():
                     selector.unregister(sock)
-                    sock.close()
+                    self._discard(sock, waiting.cgroup)
                 pending.clear()
                 if not self._restart(failures):
                     failures += 1
@@ -181,8 +197,8 @@ class DevicePool:
                     continue
                 sock = cast(socket.socket, key.fileobj)
                 selector.unregister(sock)
-                pending.pop(sock, None)
-                if self._accept_spare(sock):
+                waiting = pending.pop(sock)
+                if self._accept_spare(sock, waiting.cgroup):
                     failures = 0
                 else:
                     failures += 1
@@ -191,15 +207,17 @@ class DevicePool:
                             f"runs fail to start in the {self.instance.label} sandbox"
                         )
             now = time.monotonic()
-            for sock, since in list(pending.items()):
-                if now - since > self.spare_timeout_s:
+            for sock, waiting in list(pending.items()):
+                if now - waiting.since > self.spare_timeout_s:
                     selector.unregister(sock)
                     del pending[sock]
-                    sock.close()
+                    self._discard(sock, waiting.cgroup)
                     self._kill_zygote(f"a {self.instance.label} run took too long to get ready")
-        for sock in pending:
-            sock.close()
+        for sock, waiting in pending.items():
+            self._discard(sock, waiting.cgroup)
         self._kill_zygote(None)
+        if self.cgroups is not None:
+            self.cgroups.sweep()
         self._started.set()
 
     def _restart(self, failures: int) -> bool:
@@ -221,16 +239,41 @@ class DevicePool:
         return True
 
     def _top_up(
-        self, pending: dict[socket.socket, float], selector: selectors.BaseSelector
+        self, pending: dict[socket.socket, _Pending], selector: selectors.BaseSelector
     ) -> None:
         zygote = self._zygote
         assert zygote is not None
         while len(self._spares) + len(pending) < max(1, self.instance.spares):
-            sock = zygote.spawn()
-            pending[sock] = time.monotonic()
+            cgroup = self._new_cgroup()
+            fds = cgroup.open_procs() if cgroup is not None else []
+            try:
+                sock = zygote.spawn(fds)
+            except ZygoteError:
+                self._discard(None, cgroup)
+                raise
+            finally:
+                protocol.close_all(fds)
+            pending[sock] = _Pending(time.monotonic(), cgroup)
             selector.register(sock, selectors.EVENT_READ)
 
-    def _accept_spare(self, sock: socket.socket) -> bool:
+    def _new_cgroup(self) -> RunCgroup | None:
+        if self.cgroups is None:
+            return None
+        defaults = Limits()
+        try:
+            return self.cgroups.new_run(defaults.memory_mb, defaults.processes)
+        except OSError as exc:
+            label = self.instance.label
+            raise ZygoteError(f"cannot create a cgroup for a {label} run: {exc}") from exc
+
+    def _discard(self, sock: socket.socket | None, cgroup: RunCgroup | None) -> None:
+        """Let a run go: its keeper ends when the socket closes, then its cgroup can go."""
+        if sock is not None:
+            sock.close()
+        if cgroup is not None and self.cgroups is not None:
+            self.cgroups.discard(cgroup)
+
+    def _accept_spare(self, sock: socket.socket, cgroup: RunCgroup | None) -> bool:
         try:
             sock.settimeout(10)
             message, _ = protocol.recv(sock)
@@ -238,13 +281,13 @@ class DevicePool:
         except (OSError, ValueError, EOFError) as exc:
             message = {"op": "failed", "error": f"the run died while starting ({exc})"}
         if message.get("op") != "ready":
-            sock.close()
+            self._discard(sock, cgroup)
             with self._lock:
                 self.error = f"sandbox setup failed: {message.get('error', message)}"
             log.error("%s: %s", self.instance.label, self.error)
             return False
         with self._lock:
-            self._spares.append(_Spare(sock, self._generation))
+            self._spares.append(_Spare(sock, self._generation, cgroup))
             self.error = None
             self._lock.notify_all()
         self._started.set()
@@ -254,8 +297,7 @@ class DevicePool:
         with self._lock:
             zygote, self._zygote = self._zygote, None
             self._generation += 1
-            for spare in self._spares:
-                spare.sock.close()
+            spares = list(self._spares)
             self._spares.clear()
             if reason:
                 self.error = reason
@@ -264,6 +306,8 @@ class DevicePool:
             if reason:
                 log.error("restarting the %s sandbox: %s", self.instance.label, reason)
             zygote.stop()
+        for spare in spares:
+            self._discard(spare.sock, spare.cgroup)
 
     def _pause(self, seconds: float) -> None:
         with self._lock:
@@ -352,6 +396,13 @@ def _collect(
     if outcome.killed == "host_deadline":
         outcome.fault = "the sandbox did not end the run in time"
     return outcome
+
+
+def _oom_killed(cgroup: RunCgroup) -> bool:
+    try:
+        return cgroup.oom_kills() > 0
+    except (OSError, ValueError):
+        return False
 
 
 def _send_kill(sock: socket.socket, reason: str) -> None:

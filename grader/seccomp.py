@@ -53,6 +53,11 @@ DENIED = (
     "open_by_handle_at", "name_to_handle_at", "lookup_dcookie",
     "settimeofday", "clock_settime", "clock_adjtime", "adjtimex",
     "io_uring_setup", "io_uring_enter", "io_uring_register",
+    # Quotas the kernel counts per host user or host-wide, which every run would share: the
+    # asynchronous-I/O event pool (fs.aio-max-nr), POSIX message-queue bytes, secret memory.
+    "io_setup", "io_destroy", "io_submit", "io_cancel", "io_getevents", "io_pgetevents",
+    "mq_open", "mq_unlink", "mq_timedsend", "mq_timedreceive", "mq_notify", "mq_getsetattr",
+    "memfd_secret",
     "iopl", "ioperm", "uselib", "nfsservctl",
 )  # fmt: skip
 
@@ -74,6 +79,10 @@ X86_64 = Arch(
         "clock_adjtime": 305, "adjtimex": 159, "io_uring_setup": 425, "io_uring_enter": 426,
         "io_uring_register": 427, "iopl": 172, "ioperm": 173, "uselib": 134,
         "nfsservctl": 180, "inotify_init": 253, "inotify_add_watch": 254, "inotify_init1": 294,
+        "io_setup": 206, "io_destroy": 207, "io_getevents": 208, "io_submit": 209,
+        "io_cancel": 210, "io_pgetevents": 333, "mq_open": 240, "mq_unlink": 241,
+        "mq_timedsend": 242, "mq_timedreceive": 243, "mq_notify": 244, "mq_getsetattr": 245,
+        "memfd_secret": 447,
         "socket": 41, "socketpair": 53, "clone": 56, "clone3": 435,
     },
 )  # fmt: skip
@@ -94,6 +103,9 @@ AARCH64 = Arch(
         "lookup_dcookie": 18, "settimeofday": 170, "clock_settime": 112,
         "clock_adjtime": 266, "adjtimex": 171, "io_uring_setup": 425, "io_uring_enter": 426,
         "io_uring_register": 427, "nfsservctl": 42, "inotify_init1": 26, "inotify_add_watch": 27,
+        "io_setup": 0, "io_destroy": 1, "io_submit": 2, "io_cancel": 3, "io_getevents": 4,
+        "io_pgetevents": 292, "mq_open": 180, "mq_unlink": 181, "mq_timedsend": 182,
+        "mq_timedreceive": 183, "mq_notify": 184, "mq_getsetattr": 185, "memfd_secret": 447,
         "socket": 198, "socketpair": 199,
         "clone": 220, "clone3": 435,
     },

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 from . import bubblewrap, seccomp
 from .backends import Backend, DeviceInstance, load_backends
+from .cgroups import Cgroups, CgroupUnavailable
 from .compare import compare
 from .config import GraderConfig
 from .contract import Comparison, Job, Limits, Result, Run
@@ -55,6 +56,7 @@ class Grader:
         self._groups: dict[str, list[DevicePool]] = {}
         self._problems: dict[str, str] = {}
         self._failure: str | None = None  # the sandbox cannot be built at all
+        self.cgroups: Cgroups | None = None
         self._start_lock = threading.Lock()
         self._started = False
         self._closed = False
@@ -78,6 +80,8 @@ class Grader:
             self._failure = f"the sandbox cannot be set up: {exc}"
             log.error("%s", self._failure)
             return
+        if not self._setup_cgroups():
+            return
         names = None if config.backends is None else ["cpu", *config.backends]
         backends = load_backends(names)
         for backend in backends:
@@ -96,12 +100,37 @@ class Grader:
                 pool.wait_started()
         self._check_devices(backends)
 
+    def _setup_cgroups(self) -> bool:
+        """False when runs would have to go without a cgroup and the config forbids that."""
+        policy = self.config.cgroups
+        if policy == "off":
+            return True
+        try:
+            self.cgroups = Cgroups.create()
+        except CgroupUnavailable as exc:
+            if policy == "required" and not self.config.unsafe_dev_mode:
+                self._failure = (
+                    f"runs cannot get a cgroup of their own ({exc}); allow one (see the "
+                    "grader docs, 'Requirements') or set GRADER_CGROUPS=optional to grade "
+                    "without a per-run memory budget"
+                )
+                log.error("%s", self._failure)
+                return False
+            log.warning(
+                "grading WITHOUT a cgroup per run (%s): memory is bounded per process only", exc
+            )
+            return True
+        log.info("each run gets a cgroup of its own (cgroup v%d)", self.cgroups.version)
+        return True
+
     def close(self) -> None:
         self._closed = True
         for pools in self._groups.values():
             for pool in pools:
                 pool.close()
         self._groups.clear()
+        if self.cgroups is not None:
+            self.cgroups.close()
 
     def __enter__(self) -> Grader:
         self.start()
@@ -246,7 +275,9 @@ class Grader:
             sandbox_uid=config.sandbox_uid,
             config=zygote_config,
         )
-        pool = DevicePool(instance, spec, config.start_timeout_s, config.spare_timeout_s)
+        pool = DevicePool(
+            instance, spec, config.start_timeout_s, config.spare_timeout_s, self.cgroups
+        )
         pool.start()
         self._groups.setdefault(instance.device_type, []).append(pool)
 

@@ -54,6 +54,11 @@ def _classify(outcome: Outcome, limits: Limits, stderr: str) -> tuple[RunVerdict
         return "error", outcome.fault
     if outcome.killed == "output":
         return "output_limit", f"more than {limits.output_kb} KB of output"
+    if outcome.oom_killed:
+        return "memory_limit", (
+            f"used more than its memory budget of {limits.memory_mb} MB "
+            "(all its processes and every kind of memory together)"
+        )
     if outcome.killed == "wall_time":
         return "timeout", f"still running after {limits.wall_time_s:g} s"
     if outcome.killed == "memory":

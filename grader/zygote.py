@@ -77,12 +77,14 @@ class Zygote:
         log.info("%s zygote ready: %s", spec.label, zygote.info)
         return zygote
 
-    def spawn(self) -> socket.socket:
-        """A new pre-isolated run; returns the host end of its job socket."""
+    def spawn(self, cgroup_fds: list[int]) -> socket.socket:
+        """A new pre-isolated run; returns the host end of its job socket. `cgroup_fds`: open
+        `cgroup.procs` files the keeper moves the run's process into (the caller closes them)."""
         host_end, sandbox_end = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
         try:
             with self._lock:
-                protocol.send(self.control, {"op": "spawn"}, [sandbox_end.fileno()])
+                message = {"op": "spawn"}
+                protocol.send(self.control, message, [sandbox_end.fileno(), *cgroup_fds])
         except OSError as exc:
             host_end.close()
             raise ZygoteError(f"the {self.spec.label} zygote is gone: {exc}") from exc

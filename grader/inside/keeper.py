@@ -25,7 +25,7 @@ MEMORY_POLL_S = 0.05
 SCRATCH_ROOT = "/run/grader-scratch"
 
 
-def keeper_main(job_sock: socket.socket, config: dict[str, Any]) -> NoReturn:
+def keeper_main(job_sock: socket.socket, cgroup_fds: list[int], config: dict[str, Any]) -> NoReturn:
     signal.signal(signal.SIGCHLD, signal.SIG_DFL)
     linux.prctl(linux.PR_SET_PDEATHSIG, signal.SIGKILL)
     scratch = None
@@ -39,9 +39,11 @@ def keeper_main(job_sock: socket.socket, config: dict[str, Any]) -> NoReturn:
     if pid == 0:
         parent_end.close()
         job_sock.close()
+        protocol.close_all(cgroup_fds)
         runner.student_main(child_end, config, scratch)
     child_end.close()
     try:
+        _place(job_sock, parent_end, pid, cgroup_fds)
         _serve(job_sock, parent_end, pid, config, scratch)
     finally:
         _kill(pid)
@@ -56,6 +58,8 @@ def _isolate(config: dict[str, Any]) -> str:
     uid, gid = os.geteuid(), os.getegid()
     # setuid() in the zygote made us non-dumpable, which would make /proc/self root-owned.
     linux.prctl(linux.PR_SET_DUMPABLE, 1)
+    # The cgroup namespace comes later, from the student process once it sits in its own
+    # cgroup (cgroup v2 allows a move only within the mover's cgroup namespace).
     linux.unshare(
         linux.CLONE_NEWUSER
         | linux.CLONE_NEWNS
@@ -63,7 +67,6 @@ def _isolate(config: dict[str, Any]) -> str:
         | linux.CLONE_NEWIPC
         | linux.CLONE_NEWNET
         | linux.CLONE_NEWUTS
-        | linux.CLONE_NEWCGROUP
     )
     inner = config["run_uid"]
     linux.write_file("/proc/self/setgroups", "deny")
@@ -105,6 +108,26 @@ def _mount_scratch(size_mb: int, keep_under_tmp: list[str]) -> None:
         )
     # Detach the staging mount; the binds keep the filesystems alive.
     linux.umount(SCRATCH_ROOT, linux.MNT_DETACH)
+
+
+def _place(
+    job_sock: socket.socket, student: socket.socket, pid: int, cgroup_fds: list[int]
+) -> None:
+    """Move the student process into the run's cgroup(s) before it does anything, then let it go.
+
+    The descriptors were opened by the host: the kernel checks the opener's rights, so the
+    keeper needs none of its own, and closing them here leaves the run no way back to them."""
+    try:
+        for fd in cgroup_fds:
+            os.write(fd, str(pid).encode())
+    except OSError as exc:
+        _fail(job_sock, f"could not put the run in its cgroup: {exc}", pid)
+    finally:
+        protocol.close_all(cgroup_fds)
+    try:
+        protocol.send(student, {"op": "placed"})
+    except OSError as exc:
+        _fail(job_sock, f"sandboxed process died while starting: {exc}", pid)
 
 
 def _resize_scratch(size_mb: int) -> None:

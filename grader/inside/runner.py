@@ -17,12 +17,19 @@ from typing import Any, NoReturn
 
 from . import linux, protocol
 
+# Taken before any student code runs: a run that replaces os._exit still ends as it should.
+_exit = os._exit
 SETUP_FAILED_EXIT = 121
+PENDING_SIGNALS = 256
+LOCKED_BYTES = 64 * 1024
 MAIN_FILE = "main.py"
 
 
 def student_main(sock: socket.socket, config: dict[str, Any], scratch: str) -> NoReturn:
     try:
+        placed, _ = protocol.recv(sock)  # in the run's own cgroup from here on
+        if placed.get("op") != "placed":
+            raise RuntimeError("the keeper did not place the run")
         _lock_down(sock, config, scratch)
         _run_snippet(config.get("warmup"), {})
         protocol.send(sock, {"op": "ready"})
@@ -50,10 +57,18 @@ def student_main(sock: socket.socket, config: dict[str, Any], scratch: str) -> N
 
 def _lock_down(sock: socket.socket, config: dict[str, Any], scratch: str) -> None:
     isolate = config["isolate"]
+    # A session and process group of its own: kill(0), killpg() and SIGIO/F_SETOWN aimed at a
+    # process group then reach only this run's processes, never the zygote or other runs.
+    os.setsid()
+    # The kernel's OOM killer must pick sandboxed code before anything of the host.
+    linux.write_file("/proc/self/oom_score_adj", "1000")
     if isolate:
-        linux.mount(
-            "proc", "/proc", "proc", linux.MS_NOSUID | linux.MS_NODEV | linux.MS_NOEXEC, None
-        )
+        linux.unshare(linux.CLONE_NEWCGROUP)
+        # Read-only: nothing in the run can lower its oom_score_adj again (root would need
+        # CAP_SYS_RESOURCE, which hosts and containers often withhold, to set a floor) or
+        # write any other per-process knob.
+        flags = linux.MS_NOSUID | linux.MS_NODEV | linux.MS_NOEXEC | linux.MS_RDONLY
+        linux.mount("proc", "/proc", "proc", flags, None)
         linux.sethostname("sandbox")
     os.chdir(scratch)
     os.environ["PWD"] = scratch
@@ -64,8 +79,6 @@ def _lock_down(sock: socket.socket, config: dict[str, Any], scratch: str) -> Non
     os.dup2(null, 0)
     os.close(null)
     linux.prctl(linux.PR_SET_PDEATHSIG, signal.SIGKILL)
-    # The kernel's OOM killer must pick sandboxed code before anything of the host.
-    linux.write_file("/proc/self/oom_score_adj", "1000")
     os.nice(config.get("nice", 0))
     if isolate:
         linux.drop_all_capabilities()
@@ -94,6 +107,13 @@ def _apply_limits(limits: dict[str, Any], config: dict[str, Any]) -> float:
     resource.setrlimit(resource.RLIMIT_FSIZE, (limits["file_size_mb"] * mib,) * 2)
     resource.setrlimit(resource.RLIMIT_NOFILE, (limits["open_files"],) * 2)
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+    # The kernel counts these per user across user namespaces, up to the host user's own
+    # limit, and every run is the same host user: small caps here keep each run to a small
+    # share, so no run can make another's (or the host's) signals, timers or locks fail.
+    _lower_limit(resource.RLIMIT_SIGPENDING, PENDING_SIGNALS)
+    _lower_limit(resource.RLIMIT_MSGQUEUE, 0)
+    if config["memory_policy"] == "address_space":
+        _lower_limit(resource.RLIMIT_MEMLOCK, LOCKED_BYTES)
     if config["memory_policy"] == "address_space":
         page = os.sysconf("SC_PAGE_SIZE")
         with open("/proc/self/statm") as statm:
@@ -103,6 +123,12 @@ def _apply_limits(limits: dict[str, Any], config: dict[str, Any]) -> float:
         # Counted per user inside this run's fresh user namespace; +1 for the keeper.
         resource.setrlimit(resource.RLIMIT_NPROC, (limits["processes"] + 1,) * 2)
     return cpu_before
+
+
+def _lower_limit(which: int, value: int) -> None:
+    _soft, hard = resource.getrlimit(which)
+    if hard == resource.RLIM_INFINITY or hard > value:
+        resource.setrlimit(which, (value, value))
 
 
 def _rss_anon_kb(pid: str) -> int:
@@ -200,7 +226,11 @@ def _exit_code(exc: SystemExit) -> int:
 
 
 def _finish(exit_code: int) -> NoReturn:
+    # Plain try/except, not contextlib: the student's code may have replaced anything it can
+    # reach, its streams included.
     for stream in (sys.stdout, sys.stderr):
-        with contextlib.suppress(BaseException):
+        try:  # noqa: SIM105
             stream.flush()
-    os._exit(exit_code)
+        except BaseException:
+            pass
+    _exit(exit_code)

@@ -41,23 +41,25 @@ def main() -> NoReturn:
             message, fds = protocol.recv(control)
         except (EOFError, OSError):
             os._exit(0)
-        if message.get("op") == "spawn" and len(fds) == 1:
-            _spawn(control, fds[0], config)
+        if message.get("op") == "spawn" and fds:
+            _spawn(control, fds[0], fds[1:], config)
         else:
             protocol.close_all(fds)
             if message.get("op") == "stop":
                 os._exit(0)
 
 
-def _spawn(control: socket.socket, job_fd: int, config: dict[str, Any]) -> None:
+def _spawn(
+    control: socket.socket, job_fd: int, cgroup_fds: list[int], config: dict[str, Any]
+) -> None:
     pid = os.fork()
     if pid == 0:
         try:
             control.close()
-            keeper.keeper_main(socket.socket(fileno=job_fd), config)
+            keeper.keeper_main(socket.socket(fileno=job_fd), cgroup_fds, config)
         finally:
             os._exit(70)
-    os.close(job_fd)
+    protocol.close_all([job_fd, *cgroup_fds])
 
 
 def _finish_sandbox_setup(config: dict[str, Any]) -> None:

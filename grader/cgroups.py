@@ -1,0 +1,316 @@
+"""One cgroup per run: one memory budget for every kind of memory and every process of the run,
+a cap on its processes and a CPU weight of its own.
+
+The host creates a run's cgroup before the run is forked and hands the sandbox an open
+`cgroup.procs` of each hierarchy. The keeper writes the student's pid through it and closes it:
+the kernel checks the credentials of whoever *opened* the file, so nothing inside the sandbox
+can ever open a cgroup file, move a process or change a limit. The host reads the OOM counter
+after the run (verdict `memory_limit`) and removes the cgroup.
+
+cgroup v2 is used where the host delegates the memory and pids controllers to us (systemd
+`Delegate=yes`, Docker `--cgroupns=private` with a writable /sys/fs/cgroup); otherwise the v1
+`memory`, `pids` (and `cpu`) hierarchies, as on hosts that still mount v1.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import itertools
+import logging
+import os
+import threading
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+log = logging.getLogger(__name__)
+
+# Copy-on-write copies of the warm image and the kernel's own structures for the run are
+# charged too; this keeps a one-process run hitting its address-space limit (a clean
+# MemoryError) before the cgroup's OOM killer.
+HEADROOM_MB = 64
+CPU_WEIGHT_V2 = 100  # the default: every run counts as one task, however many threads it has
+CPU_SHARES_V1 = 1024
+PREFIX = "tensorcamp-grader-"
+_counter = itertools.count()
+
+
+class CgroupUnavailable(RuntimeError):
+    """Why runs cannot get cgroups of their own on this host."""
+
+
+@dataclass
+class RunCgroup:
+    """The cgroup(s) of one run: a directory per hierarchy (one on v2)."""
+
+    version: int
+    memory: Path
+    pids: Path
+    cpu: Path | None
+    limits: tuple[int, int] = (0, 0)  # (memory_mb, processes) last written
+    dirs: list[Path] = field(default_factory=list)
+
+    def open_procs(self) -> list[int]:
+        """Write-only descriptors of `cgroup.procs`, one per hierarchy, for the keeper."""
+        return [
+            os.open(directory / "cgroup.procs", os.O_WRONLY | os.O_CLOEXEC)
+            for directory in self.dirs
+        ]
+
+    def set_limits(self, memory_mb: int, processes: int) -> None:
+        if (memory_mb, processes) == self.limits:
+            return
+        budget = (memory_mb + HEADROOM_MB) * 1024 * 1024
+        if self.version == 2:
+            _write(self.memory / "memory.max", str(budget))
+        else:
+            # The memory+swap limit may never be below the memory limit: order matters.
+            memsw = self.memory / "memory.memsw.limit_in_bytes"
+            current = int(_read(self.memory / "memory.limit_in_bytes") or 0)
+            if memsw.exists() and budget > current:
+                _write(memsw, str(budget))
+            _write(self.memory / "memory.limit_in_bytes", str(budget))
+            if memsw.exists():
+                _write(memsw, str(budget))
+        # One for the student's pid 1 on top of the processes and threads it may start.
+        _write(self.pids / "pids.max", str(processes + 1))
+        self.limits = (memory_mb, processes)
+
+    def oom_kills(self) -> int:
+        """How many processes of the run the OOM killer ended (the memory budget was hit)."""
+        name = "memory.events" if self.version == 2 else "memory.oom_control"
+        for line in (_read(self.memory / name) or "").splitlines():
+            key, _, value = line.partition(" ")
+            if key == "oom_kill":
+                return int(value)
+        return 0
+
+    def peak_bytes(self) -> int:
+        name = "memory.peak" if self.version == 2 else "memory.max_usage_in_bytes"
+        return int(_read(self.memory / name) or 0)
+
+    def remove(self) -> bool:
+        """Remove the cgroup; False while processes of the run are still leaving."""
+        removed = True
+        for directory in self.dirs:
+            try:
+                directory.rmdir()
+            except FileNotFoundError:
+                pass
+            except OSError as exc:
+                if exc.errno not in (errno.EBUSY, errno.ENOTEMPTY):
+                    raise
+                removed = False
+        return removed
+
+
+class Cgroups:
+    """A parent cgroup per Grader (per hierarchy), holding one child per run."""
+
+    def __init__(self, version: int, parents: dict[str, Path]):
+        self.version = version
+        self.parents = parents  # controller (or "unified") -> our parent directory
+        self._lock = threading.Lock()
+        self._leftovers: list[RunCgroup] = []
+
+    @classmethod
+    def create(cls) -> Cgroups:
+        """Set up our parent cgroups, or raise CgroupUnavailable saying why not."""
+        problems = []
+        for setup in (_setup_v2, _setup_v1):
+            try:
+                return setup()
+            except CgroupUnavailable as exc:
+                problems.append(str(exc))
+        raise CgroupUnavailable("; ".join(problems))
+
+    def new_run(self, memory_mb: int, processes: int) -> RunCgroup:
+        self.sweep()
+        name = f"run-{os.getpid()}-{next(_counter)}"
+        if self.version == 2:
+            directory = self.parents["unified"] / name
+            directory.mkdir()
+            run = RunCgroup(2, directory, directory, directory, dirs=[directory])
+            _write(directory / "memory.swap.max", "0", missing_ok=True)
+            # Whatever the OOM killer picks, the whole run ends: no half-killed run goes on.
+            _write(directory / "memory.oom.group", "1", missing_ok=True)
+            _write(directory / "cpu.weight", str(CPU_WEIGHT_V2), missing_ok=True)
+        else:
+            dirs = {}
+            for controller, parent in self.parents.items():
+                dirs[controller] = parent / name
+                dirs[controller].mkdir()
+            run = RunCgroup(
+                1, dirs["memory"], dirs["pids"], dirs.get("cpu"), dirs=list(dirs.values())
+            )
+            _write(dirs["memory"] / "memory.swappiness", "0", missing_ok=True)
+            if "cpu" in dirs:
+                _write(dirs["cpu"] / "cpu.shares", str(CPU_SHARES_V1))
+        try:
+            run.set_limits(memory_mb, processes)
+        except OSError:
+            run.remove()
+            raise
+        return run
+
+    def discard(self, run: RunCgroup) -> None:
+        """Remove a run's cgroup now or, while its processes are still leaving, later."""
+        if not run.remove():
+            with self._lock:
+                self._leftovers.append(run)
+
+    def sweep(self) -> None:
+        with self._lock:
+            leftovers, self._leftovers = self._leftovers, []
+        for run in leftovers:
+            self.discard(run)
+
+    def close(self) -> None:
+        self.sweep()
+        for parent in self.parents.values():
+            for child in _children(parent):
+                with contextlib.suppress(OSError):
+                    child.rmdir()
+            with contextlib.suppress(OSError):
+                parent.rmdir()
+
+
+# --- setting up ---------------------------------------------------------------------------------
+
+
+def _own_cgroups() -> dict[str, str]:
+    """This process's cgroup path per hierarchy: controller names (v1) or "" (v2)."""
+    paths = {}
+    with open("/proc/self/cgroup") as handle:
+        for line in handle:
+            _, controllers, path = line.rstrip("\n").split(":", 2)
+            for controller in controllers.split(",") if controllers else [""]:
+                paths[controller] = path
+    return paths
+
+
+def _mounts() -> list[tuple[str, str, set[str]]]:
+    """(mount point, filesystem type, super options) of each cgroup filesystem."""
+    found = []
+    with open("/proc/self/mountinfo") as handle:
+        for line in handle:
+            left, _, right = line.partition(" - ")
+            fstype, _source, options = [*right.split(), "", ""][:3]
+            if fstype in ("cgroup", "cgroup2"):
+                found.append((left.split()[4], fstype, set(options.split(","))))
+    return found
+
+
+def _setup_v2() -> Cgroups:
+    mount = next((point for point, fstype, _ in _mounts() if fstype == "cgroup2"), None)
+    own = _own_cgroups().get("")
+    if mount is None or own is None:
+        raise CgroupUnavailable("cgroup v2: not mounted")
+    base = Path(mount + own.rstrip("/")) if own != "/" else Path(mount)
+    available = set((_read(base / "cgroup.controllers") or "").split())
+    if not {"memory", "pids"} <= available:
+        raise CgroupUnavailable(
+            f"cgroup v2: the memory and pids controllers are not delegated to {base}"
+        )
+    wanted = [name for name in ("memory", "pids", "cpu") if name in available]
+    try:
+        _enable_controllers(base, wanted)
+        parent = base / f"{PREFIX}{os.getpid()}-{next(_counter)}"
+        _sweep_stale(base)
+        parent.mkdir()
+        _write(parent / "cgroup.subtree_control", " ".join(f"+{name}" for name in wanted))
+    except OSError as exc:
+        raise CgroupUnavailable(f"cgroup v2: cannot use {base}: {exc}") from None
+    return Cgroups(2, {"unified": parent})
+
+
+def _enable_controllers(base: Path, wanted: Sequence[str]) -> None:
+    enabled = set((_read(base / "cgroup.subtree_control") or "").split())
+    if set(wanted) <= enabled:
+        return
+    try:
+        _write(base / "cgroup.subtree_control", " ".join(f"+{name}" for name in wanted))
+    except OSError as exc:
+        if exc.errno != errno.EBUSY:
+            raise
+        # "No internal processes": a cgroup that hands controllers to children may hold no
+        # process itself. Move ours (and any other) into a leaf, as a delegated service does.
+        leaf = base / "tensorcamp-host"
+        leaf.mkdir(exist_ok=True)
+        for pid in (_read(base / "cgroup.procs") or "").split():
+            with contextlib.suppress(ProcessLookupError, OSError):
+                _write(leaf / "cgroup.procs", pid)
+        _write(base / "cgroup.subtree_control", " ".join(f"+{name}" for name in wanted))
+
+
+def _setup_v1() -> Cgroups:
+    own = _own_cgroups()
+    points: dict[str, str] = {}
+    for point, fstype, options in _mounts():
+        if fstype == "cgroup":
+            for controller in ("memory", "pids", "cpu"):
+                if controller in options:
+                    points.setdefault(controller, point)
+    missing = [name for name in ("memory", "pids") if name not in points or name not in own]
+    if missing:
+        raise CgroupUnavailable(f"cgroup v1: no {' or '.join(missing)} hierarchy")
+    parents: dict[str, Path] = {}
+    name = f"{PREFIX}{os.getpid()}-{next(_counter)}"
+    try:
+        for controller in ("memory", "pids", "cpu"):
+            if controller not in points or controller not in own:
+                continue
+            base = Path(points[controller] + own[controller].rstrip("/"))
+            _sweep_stale(base)
+            parent = base / name
+            parent.mkdir()
+            parents[controller] = parent
+    except OSError as exc:
+        for parent in parents.values():
+            with contextlib.suppress(OSError):
+                parent.rmdir()
+        raise CgroupUnavailable(f"cgroup v1: cannot create cgroups: {exc}") from None
+    return Cgroups(1, parents)
+
+
+def _sweep_stale(base: Path) -> None:
+    """Remove what graders that died without closing left behind (empty cgroups only)."""
+    for parent in _children(base):
+        if not parent.name.startswith(PREFIX):
+            continue
+        pid = parent.name[len(PREFIX) :].split("-", 1)[0]
+        if pid.isdigit() and Path(f"/proc/{pid}").exists():
+            continue
+        for child in _children(parent):
+            with contextlib.suppress(OSError):
+                child.rmdir()
+        with contextlib.suppress(OSError):
+            parent.rmdir()
+
+
+def _children(directory: Path) -> list[Path]:
+    try:
+        return [entry for entry in directory.iterdir() if entry.is_dir()]
+    except OSError:
+        return []
+
+
+def _read(path: Path) -> str | None:
+    try:
+        return path.read_text()
+    except OSError:
+        return None
+
+
+def _write(path: Path, value: str, missing_ok: bool = False) -> None:
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CLOEXEC)
+    except FileNotFoundError:
+        if missing_ok:
+            return
+        raise
+    try:
+        os.write(fd, value.encode())
+    finally:
+        os.close(fd)
