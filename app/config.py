@@ -49,7 +49,17 @@ class Settings(BaseSettings):
     grading_concurrency: int = Field(default=8, ge=1)
     grader_queue_limit: int = Field(default=500, ge=1)
     grader_unsafe_dev_mode: bool = False
+    # A cgroup per run (one memory budget for everything a run holds): `required` refuses to
+    # grade without one; unset means required outside development and optional in it, so
+    # `make run` as an ordinary user still grades (with a warning in the log).
+    grader_cgroups: Literal["required", "optional", "off"] | None = None
     grading_enabled: bool = True
+
+    @property
+    def effective_grader_cgroups(self) -> Literal["required", "optional", "off"]:
+        if self.grader_cgroups is not None:
+            return self.grader_cgroups
+        return "optional" if self.environment == "development" else "required"
 
     @model_validator(mode="after")
     def _refuse_default_secret(self) -> Settings:

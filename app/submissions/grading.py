@@ -40,6 +40,7 @@ async def start_grading(settings: Settings, database: Database) -> GradingBacken
     config = GraderConfig(
         workers=settings.grader_workers,
         unsafe_dev_mode=settings.grader_unsafe_dev_mode,
+        cgroups=settings.effective_grader_cgroups,
         hidden_paths=[str(settings.data_dir.resolve())],
     )
     embedded = EmbeddedGrading(
