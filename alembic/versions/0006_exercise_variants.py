@@ -18,14 +18,15 @@ depends_on: str | Sequence[str] | None = None
 
 def upgrade() -> None:
     # Server defaults fill the rows already there; the next content sync writes real values.
-    with op.batch_alter_table("exercises", schema=None) as batch_op:
-        batch_op.add_column(sa.Column("setup", sa.Text(), nullable=False, server_default=""))
-        batch_op.add_column(
-            sa.Column("variants", sa.JSON(), nullable=False, server_default=sa.text("'[]'"))
-        )
+    # Plain ALTER TABLE on both databases: a batch would rebuild `exercises` on SQLite, and
+    # dropping the old table fails while submissions refer to it.
+    op.add_column("exercises", sa.Column("setup", sa.Text(), nullable=False, server_default=""))
+    op.add_column(
+        "exercises", sa.Column("variants", sa.JSON(), nullable=False, server_default="[]")
+    )
 
 
 def downgrade() -> None:
-    with op.batch_alter_table("exercises", schema=None) as batch_op:
-        batch_op.drop_column("variants")
-        batch_op.drop_column("setup")
+    # ALTER TABLE ... DROP COLUMN (SQLite 3.35 and later), for the same reason.
+    op.drop_column("exercises", "variants")
+    op.drop_column("exercises", "setup")
