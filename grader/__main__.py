@@ -45,6 +45,12 @@ def main(argv: list[str] | None = None) -> int:
 
 def _check(grader: Grader) -> int:
     print(f"sandbox: {'OFF (unsafe dev mode)' if grader.config.unsafe_dev_mode else 'on'}")
+    cgroups = grader.cgroups
+    print(
+        f"cgroup per run: v{cgroups.version}"
+        if cgroups is not None
+        else f"cgroup per run: none (GRADER_CGROUPS={grader.config.cgroups})"
+    )
     print(f"devices: {', '.join(grader.devices)}")
     for device, problem in grader.problems.items():
         print(f"  {device}: unavailable or failing: {problem}")
