@@ -34,12 +34,21 @@ function lines(text) {
 export function sideBySide(expected, actual) {
   const a = lines(expected);
   const b = lines(actual);
+  // Each distinct line becomes a small number, so that no comparison below costs more than
+  // one step however long the lines: at most 400 × 400 steps in all.
+  const ids = new Map();
+  const id = (line) => {
+    if (!ids.has(line)) ids.set(line, ids.size);
+    return ids.get(line);
+  };
+  const x = a.map(id);
+  const y = b.map(id);
   const n = a.length;
   const m = b.length;
   const lcs = Array.from({ length: n + 1 }, () => new Uint16Array(m + 1));
   for (let i = n - 1; i >= 0; i--) {
     for (let j = m - 1; j >= 0; j--) {
-      lcs[i][j] = a[i] === b[j] ? lcs[i + 1][j + 1] + 1 : Math.max(lcs[i + 1][j], lcs[i][j + 1]);
+      lcs[i][j] = x[i] === y[j] ? lcs[i + 1][j + 1] + 1 : Math.max(lcs[i + 1][j], lcs[i][j + 1]);
     }
   }
   const rows = [];
@@ -55,7 +64,7 @@ export function sideBySide(expected, actual) {
     right = [];
   };
   while (i < n || j < m) {
-    if (i < n && j < m && a[i] === b[j]) {
+    if (i < n && j < m && x[i] === y[j]) {
       flush();
       rows.push({
         expected: { number: i + 1, text: a[i], differs: false },
@@ -76,7 +85,10 @@ export function sideBySide(expected, actual) {
 }
 
 export function trimLines(text, keep = STDERR_LINES) {
-  const all = text.replace(/\n+$/, "").split("\n");
+  // Not text.replace(/\n+$/, ""): that backtracks over every run of newlines, quadratic time.
+  let end = text.length;
+  while (end > 0 && text[end - 1] === "\n") end--;
+  const all = text.slice(0, end).split("\n");
   if (all.length <= keep) return { shown: all.join("\n"), hidden: 0 };
   return { shown: all.slice(-keep).join("\n"), hidden: all.length - keep };
 }

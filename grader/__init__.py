@@ -8,7 +8,7 @@
 The app talks to the grader only through the models of `grader.contract`.
 """
 
-from .compare import ComparisonError, compare
+from .compare import ComparisonError, LineMatcher, compare
 from .config import GraderConfig
 from .contract import Comparison, ComparisonMode, Job, Limits, Result, Run, RunVerdict, Variant
 from .service import Grader
@@ -23,6 +23,7 @@ __all__ = [
     "GraderConfig",
     "Job",
     "Limits",
+    "LineMatcher",
     "Result",
     "Run",
     "RunVerdict",

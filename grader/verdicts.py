@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import signal
 
-from .compare import ComparisonError, compare
+from .compare import ComparisonError, compare_output
 from .contract import Comparison, Limits, Run, RunVerdict
 from .feedback import DEVICE_HINT, needs_device_hint, ran_out_of_memory, trim_traceback
 from .pool import Outcome
@@ -38,11 +38,12 @@ def build_run(
     verdict, detail = _classify(outcome, limits, stderr)
     if verdict == "passed" and expected is not None:
         try:
-            matched, diff = compare(expected, stdout, comparison or Comparison(), device)
+            match = compare_output(expected, stdout, comparison or Comparison(), device)
         except ComparisonError as exc:
             verdict, detail = "error", f"the exercise's expected output is broken: {exc}"
         else:
-            verdict, run.diff = ("passed" if matched else "wrong_output"), diff
+            verdict = "passed" if match.matched else "wrong_output"
+            run.diff, detail = match.diff, match.detail
     run.verdict, run.detail = verdict, detail
     if verdict == "runtime_error" and device.split(":")[0] == "cpu" and needs_device_hint(stderr):
         run.hint = DEVICE_HINT

@@ -4,12 +4,12 @@ the differing lines marked, trimmed error output, verdicts in words. The browser
 
 from __future__ import annotations
 
-import difflib
 from dataclasses import dataclass
 from typing import Any
 
 from app.i18n import N_, gettext
 from app.submissions import jobs
+from grader import LineMatcher
 
 VERDICTS = {
     "passed": N_("Passed"),
@@ -76,12 +76,12 @@ def _lines(text: str) -> list[str]:
 
 
 def side_by_side(expected: str, actual: str) -> list[Row]:
-    """Rows pairing expected with actual lines; lines only on one side face a gap."""
+    """Rows pairing expected with actual lines; lines only on one side face a gap. Aligned by
+    the grader's LineMatcher: bounded time whatever the output (this runs on every page view)."""
     left, right = _lines(expected), _lines(actual)
     gap = Cell(None, "", False)
     rows: list[Row] = []
-    matcher = difflib.SequenceMatcher(None, left, right, autojunk=False)
-    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+    for tag, i1, i2, j1, j2 in LineMatcher(left, right, autojunk=False).get_opcodes():
         same = tag == "equal"
         for k in range(max(i2 - i1, j2 - j1)):
             i, j = i1 + k, j1 + k
