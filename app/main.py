@@ -34,6 +34,7 @@ from app.submissions import pages as submission_pages
 from app.submissions import router as submission_router
 from app.submissions.grading import start_grading
 from app.templating import render
+from app.text_input import refuse_invalid_text
 
 log = logging.getLogger("app")
 
@@ -114,6 +115,8 @@ def create_app(settings: Settings | None = None, database: Database | None = Non
         version="1",
         description="Learn PyTorch by doing. See the API contract in the README.",
         lifespan=lifespan,
+        # Text that is not valid Unicode never reaches an endpoint (see app/text_input.py).
+        dependencies=[Depends(refuse_invalid_text)],
     )
     app.state.settings = settings
     if database is not None:
