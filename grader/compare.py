@@ -40,7 +40,7 @@ class ComparisonError(ValueError):
 
 
 @dataclass(frozen=True)
-class Match:
+class OutputMatch:
     """What `compare_output` found: `diff` is "" on a match; `detail` says why a mismatch is
     not shown by the diff alone (a line too long to match against its pattern)."""
 
@@ -70,7 +70,8 @@ def compare(expected: str, actual: str, comparison: Comparison, device: str) -> 
     return match.matched, match.diff
 
 
-def compare_output(expected: str, actual: str, comparison: Comparison, device: str) -> Match:
+def compare_output(expected: str, actual: str, comparison: Comparison, device: str) -> OutputMatch:
+    """`compare`, with the detail a mismatch may carry (build_run makes it the run's detail)."""
     mode = comparison.mode
     expected = expand_placeholders(_lines_text(expected), device, escape=mode == "patterns")
     actual = _lines_text(actual)
@@ -86,8 +87,8 @@ def compare_output(expected: str, actual: str, comparison: Comparison, device: s
     else:  # pragma: no cover - pydantic rejects other modes
         raise ComparisonError(f"unknown comparison mode {mode!r}")
     if matched:
-        return Match(True, "")
-    return Match(False, unified_diff(expected, actual), detail)
+        return OutputMatch(True, "")
+    return OutputMatch(False, unified_diff(expected, actual), detail)
 
 
 class LineMatcher(difflib.SequenceMatcher[int]):
