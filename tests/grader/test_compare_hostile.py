@@ -127,6 +127,16 @@ def test_a_line_too_long_for_its_pattern_fails_with_a_detail() -> None:
     assert compare_output(r"\d+", line[:MAX_PATTERN_LINE], patterns, "cpu").matched
 
 
+def test_lines_at_the_pattern_limit_are_matched_in_time() -> None:
+    """The longest lines that reach the regex engine, against a backtracking pattern."""
+    patterns = Comparison(mode="patterns")
+    expected = "\n".join([r".*1.*x"] * 5)
+    actual = "\n".join(["1" * MAX_PATTERN_LINE] * 5)
+    outcome: list[tuple[bool, str]] = []
+    assert cpu_seconds(lambda: outcome.append(compare(expected, actual, patterns, "cpu"))) < BOUND_S
+    assert not outcome[0][0]
+
+
 def test_a_wrong_line_count_in_patterns_mode_has_no_detail() -> None:
     actual = "1\n" + "1" * (MAX_PATTERN_LINE + 1)
     match = compare_output(r"\d+", actual, Comparison(mode="patterns"), "cpu")
