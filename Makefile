@@ -41,7 +41,7 @@ $(NODE_STAMP): package.json package-lock.json
 	npm ci --no-audit --no-fund --loglevel=error
 	touch $(NODE_STAMP)
 
-$(BUNDLE): $(NODE_STAMP) $(wildcard frontend/*.js frontend/*.mjs)
+$(BUNDLE): $(NODE_STAMP) $(wildcard frontend/*.js frontend/*/*.js frontend/*.mjs)
 	node frontend/build.mjs
 
 frontend: $(BUNDLE)
@@ -57,7 +57,7 @@ MO_FILES := $(PO_FILES:.po=.mo)
 
 translations: $(MO_FILES)
 
-app/translations/messages.pot: $(STAMP) babel.cfg $(wildcard app/*.py app/*/*.py app/templates/*.html app/templates/*/*.html)
+app/translations/messages.pot: $(STAMP) babel.cfg $(wildcard app/*.py app/*/*.py app/*/*/*.py app/templates/*.html app/templates/*/*.html app/templates/*/*/*.html)
 	$(BIN)/pybabel extract -F babel.cfg --no-location --sort-output --project=Tensorcamp --version=1 \
 	  -o $@ app
 

@@ -2,33 +2,11 @@
 import { api, el, HttpError } from "./dom.js";
 import { t } from "./i18n.js";
 
-function answerOf(article, form) {
-  const kind = article.dataset.kind;
-  if (kind === "multiple_choice") {
-    const boxes = [...form.querySelectorAll('input[name="answer"]')];
-    const picked = boxes.filter((b) => b.checked).map((b) => Number(b.value));
-    if (boxes[0] && boxes[0].type === "checkbox") return picked;
-    return picked.length === 1 ? picked[0] : null;
-  }
-  if (kind === "fill_in") return [...form.querySelectorAll('input[name="blank"]')].map((i) => i.value);
-  const answer = {};
-  for (const select of form.querySelectorAll("select")) answer[select.name.replace(/^match-/, "")] = select.value;
-  return answer;
-}
-
-function describeCorrect(article, correct) {
-  const kind = article.dataset.kind;
-  if (kind === "multiple_choice") {
-    const labels = [...article.querySelectorAll("label.option span")].map((s) => s.textContent);
-    return (Array.isArray(correct) ? correct : [correct]).map((i) => labels[i]);
-  }
-  if (kind === "fill_in") return correct;
-  return Object.entries(correct).map(([left, right]) => {
-    const select = article.querySelector(`select[name="match-${left}"]`);
-    const leftText = article.querySelector(`label[for="${select.id}"]`).textContent;
-    const rightText = select.querySelector(`option[value="${right}"]`).textContent;
-    return `${leftText} → ${rightText}`;
-  });
+/** The module of the article's question kind, frontend/questions/<kind>.js: its
+ * `answerOf(form)` and `describeCorrect(article, correctAnswer)`. esbuild bundles every module
+ * this pattern can match, so a new kind needs its module there and nothing here. */
+function kindOf(article) {
+  return import(`./questions/${article.dataset.kind}.js`);
 }
 
 async function submitAnswer(event) {
@@ -40,8 +18,9 @@ async function submitAnswer(event) {
   const button = form.querySelector('button[type="submit"]');
   button.disabled = true;
   try {
+    const kind = await kindOf(article);
     const data = await api("POST", `/api/questions/${article.dataset.question}/answers`, {
-      answer: answerOf(article, form),
+      answer: kind.answerOf(form),
     });
     const parts = [
       el(
@@ -54,7 +33,7 @@ async function submitAnswer(event) {
     ];
     if (!data.correct) {
       const line = el("p", {}, `${t("the_answer")} `);
-      describeCorrect(article, data.correct_answer).forEach((text, i) => {
+      kind.describeCorrect(article, data.correct_answer).forEach((text, i) => {
         if (i) line.append(", ");
         line.append(el("code", {}, text));
       });

@@ -1,18 +1,17 @@
-"""Answers and program output as a teacher reads them: option texts instead of indices,
-the fill-in template with the student's words in it, matched pairs as "left → right",
-and the error type of a failed run."""
+"""Answers and program output as a teacher reads them: each answer in words as its
+question's kind writes it (app/quizzes/kinds/), and the error type of a failed run."""
 
 from __future__ import annotations
 
 import html
 import json
 import re
-from dataclasses import dataclass
 from typing import Any
 
-from app.models import Question
+from app.models import Question, RunVerdict
+from app.quizzes.kinds import AnswerView, AnyKind, UnknownKind, kind_of
 
-BLANK = "____"
+__all__ = ["AnswerView", "correct_answer", "describe", "describe_answer", "plain", "summarise"]
 _TAG = re.compile(r"<[^>]+>")
 # The last line of a Python traceback: "RuntimeError: ...", "torch.cuda.OutOfMemoryError: ..."
 _ERROR_LINE = re.compile(r"^([A-Za-z_][\w.]{0,79})(?::|$)")
@@ -24,48 +23,29 @@ def plain(html_text: str, limit: int = 90) -> str:
     return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
 
 
-@dataclass
-class AnswerView:
-    """`lines`: the answer in words; `parts` (fill-in only): (text, is_blank) to render the
-    template with the student's words marked."""
-
-    lines: list[str]
-    parts: list[tuple[str, bool]]
-
-
-def _option(options: list[str], index: Any) -> str:
-    if isinstance(index, int) and not isinstance(index, bool) and 0 <= index < len(options):
-        return f"{chr(ord('A') + index) if index < 26 else index + 1}. {options[index]}"
-    return f"(option {index!r})"
+def _kind(name: str) -> AnyKind | None:
+    """None for a kind this version no longer has (its old answers are shown as JSON)."""
+    try:
+        return kind_of(name)
+    except UnknownKind:
+        return None
 
 
 def describe(kind: str, public: dict[str, Any], answer: Any) -> AnswerView:
-    """Never raises: content edited since the answer was given shows what it can."""
-    try:
-        if kind == "multiple_choice":
-            options = list(public.get("options", []))
-            chosen = answer if isinstance(answer, list) else [answer]
-            return AnswerView([_option(options, i) for i in chosen] or ["(nothing chosen)"], [])
-        if kind == "fill_in":
-            given = [str(a) for a in answer] if isinstance(answer, list) else [str(answer)]
-            pieces = str(public.get("template", "")).split(BLANK)
-            parts: list[tuple[str, bool]] = []
-            for index, piece in enumerate(pieces):
-                parts.append((piece, False))
-                if index < len(pieces) - 1:
-                    parts.append((given[index] if index < len(given) else "", True))
-            text = "".join(f"[{p}]" if blank else p for p, blank in parts)
-            return AnswerView([text], parts)
-        if kind == "matching" and isinstance(answer, dict):
-            left = {item["id"]: item["text"] for item in public.get("left", [])}
-            right = {item["id"]: item["text"] for item in public.get("right", [])}
-            return AnswerView(
-                [f"{left.get(lid, lid)} → {right.get(rid, rid)}" for lid, rid in answer.items()],
-                [],
-            )
-    except (TypeError, KeyError, AttributeError):
-        pass
-    return AnswerView([json.dumps(answer, ensure_ascii=False)], [])
+    """An answer in words, by its question's kind; never raises: content edited since the
+    answer was given shows what it can."""
+    found = _kind(kind)
+    if found is None:
+        return AnswerView([json.dumps(answer, ensure_ascii=False)], [])
+    return found.describe_recorded(public, answer)
+
+
+def summarise(kind: str, public: dict[str, Any], answer: Any) -> str:
+    """A wrong answer on one line, as the insight groups and counts them."""
+    found = _kind(kind)
+    if found is None:
+        return json.dumps(answer, ensure_ascii=False)
+    return found.summarise_recorded(public, answer)
 
 
 def describe_answer(question: Question, answer: Any) -> AnswerView:
@@ -73,17 +53,9 @@ def describe_answer(question: Question, answer: Any) -> AnswerView:
 
 
 def correct_answer(question: Question) -> list[str]:
-    """The right answer in words (the teacher may always see it)."""
-    public, key = question.public, question.key
-    try:
-        if question.kind == "multiple_choice":
-            return [_option(public["options"], i) for i in key["correct"]]
-        if question.kind == "fill_in":
-            shown = [b.get("answer") or b["accepted"][0] for b in key["blanks"]]
-            return describe("fill_in", public, shown).lines
-        return describe("matching", public, key["pairs"]).lines
-    except (TypeError, KeyError, IndexError):
-        return []
+    """The right answer in words (the teacher may always see it), as students see it."""
+    found = _kind(question.kind)
+    return [] if found is None else found.correct_in_words(question.public, question.key)
 
 
 def error_type(stderr: str) -> str | None:
@@ -107,9 +79,9 @@ RUN_FAILURES = {
 def failure_label(run: dict[str, Any]) -> tuple[str, str] | None:
     """("output", the wrong output) or ("error", its type) for a run that did not pass."""
     verdict = run.get("verdict")
-    if verdict in (None, "passed"):
+    if verdict is None or verdict == RunVerdict.PASSED:
         return None
-    if verdict == "wrong_output":
+    if verdict == RunVerdict.WRONG_OUTPUT:
         output = str(run.get("stdout") or "").rstrip()
         if len(output) > 400:
             output = output[:400] + "\n…"

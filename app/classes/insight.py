@@ -17,7 +17,7 @@ from typing import Any
 from sqlalchemy import Text, and_, case, cast, distinct, func, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from app.classes.answers import describe, failure_label, plain
+from app.classes.answers import failure_label, plain, summarise
 from app.classes.grid import Grid
 from app.classes.service import active_members
 from app.models import Exercise, Question, QuestionAttempt, Submission
@@ -272,7 +272,7 @@ async def _wrong_answers(
             value = json.loads(text)
         except (TypeError, ValueError):
             value = text
-        label = "; ".join(describe(item.kind, public[qid], value).lines)
+        label = summarise(item.kind, public[qid], value)
         item.wrong.append(Count(label, int(students)))
 
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
@@ -14,15 +13,13 @@ from app.content import markdown, variants
 from app.content.schema import (
     CheckYourself,
     ExerciseFile,
-    FillIn,
     LessonFile,
-    Matching,
-    MultipleChoice,
-    QuestionFile,
     QuestionsFile,
     TracksFile,
+    questions_file,
 )
 from app.i18n import N_
+from app.quizzes.kinds import QuestionSource, kind_of
 
 TRANSLATED_LANGUAGES = ("tr",)
 CHECK_YOURSELF = N_("Check yourself")
@@ -163,36 +160,9 @@ class _Reader:
             return None
 
 
-def _stable_id(*parts: str) -> str:
-    return hashlib.sha256("\x1f".join(parts).encode()).hexdigest()[:8]
-
-
-def build_question(question: QuestionFile) -> QuestionData:
-    public: dict[str, Any]
-    key: dict[str, Any]
-    if isinstance(question, MultipleChoice):
-        public = {"options": question.options, "multiple": question.multiple}
-        key = {"correct": sorted(question.correct)}
-    elif isinstance(question, FillIn):
-        public = {"template": question.template, "blanks": len(question.blanks)}
-        key = {"blanks": [blank.model_dump() for blank in question.blanks]}
-    else:
-        assert isinstance(question, Matching)
-        left = [
-            {"id": "l" + _stable_id(question.id, "l", p.left), "text": p.left}
-            for p in question.pairs
-        ]
-        right = [
-            {"id": "r" + _stable_id(question.id, "r", p.right), "text": p.right}
-            for p in question.pairs
-        ]
-        pairs = {lhs["id"]: rhs["id"] for lhs, rhs in zip(left, right, strict=True)}
-        # Ordered by id: stable between visits, and a function of the right items alone, so
-        # the order says nothing about the pairs. (A shuffle of the authored order seeded with
-        # the public question id could be undone by anyone who reads this code.) Pairs that
-        # happen to be written in this order are refused by `written_in_shown_order`.
-        public = {"left": left, "right": sorted(right, key=lambda item: item["id"])}
-        key = {"pairs": pairs}
+def build_question(question: QuestionSource) -> QuestionData:
+    """A question as written, with its public part and key built by its kind."""
+    public, key = kind_of(question.kind).build_stored(question)
     return QuestionData(
         id=question.id,
         kind=question.kind,
@@ -201,15 +171,6 @@ def build_question(question: QuestionFile) -> QuestionData:
         key=key,
         explanation_html=markdown.render_inline(question.explanation),
     )
-
-
-def written_in_shown_order(question: QuestionData) -> bool:
-    """A matching question whose right side would be shown in the authored order (so each
-    row's answer would be the item beside it)."""
-    if question.kind != "matching":
-        return False
-    shown = [item["id"] for item in question.public["right"]]
-    return shown == [question.key["pairs"][item["id"]] for item in question.public["left"]]
 
 
 def _read_exercise(reader: _Reader, folder: Path) -> ExerciseData | None:
@@ -297,7 +258,7 @@ def _read_lesson(reader: _Reader, folder: Path, track_slug: str) -> LessonData |
     body = reader.text(folder / "body.md")
     questions_path = folder / "questions.yaml"
     questions = (
-        reader.model(questions_path, QuestionsFile, wrap="questions")
+        reader.model(questions_path, questions_file(), wrap="questions")
         if questions_path.exists()
         else QuestionsFile()
     )
@@ -313,13 +274,8 @@ def _read_lesson(reader: _Reader, folder: Path, track_slug: str) -> LessonData |
         )
     built = [build_question(q) for q in questions.questions]
     for index, question in enumerate(built):
-        if written_in_shown_order(question):
-            reader.problem(
-                questions_path,
-                f"questions.{index}.pairs",
-                "the right items would be shown in the order written, which gives the answers "
-                "away; write the pairs in another order",
-            )
+        for problem in kind_of(question.kind).problems_stored(question.public, question.key):
+            reader.problem(questions_path, f"questions.{index}.{problem.field}", problem.message)
     translations: dict[str, Any] = {}
     for language in TRANSLATED_LANGUAGES:
         words = spec.translations.get(language)  # type: ignore[call-overload]

@@ -2,16 +2,18 @@
 
 from __future__ import annotations
 
-import re
-from typing import Annotated, Literal
+from functools import cache
+from types import GenericAlias
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, create_model, field_validator
+
+from app.quizzes.kinds import KINDS, AnyKind, QuestionSource, tagged_union
+from app.quizzes.kinds.base import ItemId
 
 Level = Literal["beginner", "intermediate", "advanced"]
 LEVEL_ORDER: dict[str, int] = {"beginner": 0, "intermediate": 1, "advanced": 2}
 Slug = Annotated[str, Field(pattern=r"^[a-z0-9][a-z0-9-]{0,63}$")]
-ItemId = Annotated[str, Field(pattern=r"^[a-z0-9][a-z0-9-]{0,79}$")]
-BLANK = "____"
 
 
 class Strict(BaseModel):
@@ -52,92 +54,22 @@ class LessonFile(Strict):
     translations: dict[Literal["tr"], LessonTranslation] = {}
 
 
-class MultipleChoice(Strict):
-    id: ItemId
-    kind: Literal["multiple_choice"]
-    prompt: str = Field(min_length=1)
-    options: list[str] = Field(min_length=2)
-    correct: list[int] = Field(min_length=1)
-    multiple: bool = False
-    explanation: str = Field(min_length=1)
-
-    @model_validator(mode="after")
-    def _check_correct(self) -> MultipleChoice:
-        if len(set(self.correct)) != len(self.correct):
-            raise ValueError("correct lists an option twice")
-        if any(not 0 <= i < len(self.options) for i in self.correct):
-            raise ValueError(f"correct must be option indices from 0 to {len(self.options) - 1}")
-        if not self.multiple and len(self.correct) != 1:
-            raise ValueError("a question with multiple: false has exactly one correct option")
-        if len(set(self.options)) != len(self.options):
-            raise ValueError("options must be distinct")
-        return self
-
-
-class Blank(Strict):
-    accepted: list[str] = Field(min_length=1)
-    # Shown as the correct answer after answering; defaults to the first accepted entry
-    # (set it when that entry is a regex).
-    answer: str | None = None
-    case_sensitive: bool = True
-    regex: bool = False
-
-    @model_validator(mode="after")
-    def _check_regex(self) -> Blank:
-        if self.regex:
-            for pattern in self.accepted:
-                try:
-                    re.compile(pattern)
-                except re.error as exc:
-                    raise ValueError(f"accepted pattern {pattern!r} is not a regex: {exc}") from exc
-        return self
-
-
-class FillIn(Strict):
-    id: ItemId
-    kind: Literal["fill_in"]
-    prompt: str = Field(min_length=1)
-    template: str = Field(min_length=1)
-    blanks: list[Blank] = Field(min_length=1)
-    explanation: str = Field(min_length=1)
-
-    @model_validator(mode="after")
-    def _check_blanks(self) -> FillIn:
-        count = self.template.count(BLANK)
-        if count != len(self.blanks):
-            raise ValueError(
-                f"template has {count} blank(s) ({BLANK}) but {len(self.blanks)} listed"
-            )
-        return self
-
-
-class Pair(Strict):
-    left: str = Field(min_length=1)
-    right: str = Field(min_length=1)
-
-
-class Matching(Strict):
-    id: ItemId
-    kind: Literal["matching"]
-    prompt: str = Field(min_length=1)
-    pairs: list[Pair] = Field(min_length=2)
-    explanation: str = Field(min_length=1)
-
-    @field_validator("pairs")
-    @classmethod
-    def _distinct_sides(cls, pairs: list[Pair]) -> list[Pair]:
-        for side in ("left", "right"):
-            texts = [getattr(p, side) for p in pairs]
-            if len(set(texts)) != len(texts):
-                raise ValueError(f"every {side} item must be distinct")
-        return pairs
-
-
-QuestionFile = Annotated[MultipleChoice | FillIn | Matching, Field(discriminator="kind")]
-
-
 class QuestionsFile(Strict):
-    questions: list[QuestionFile] = []
+    """`questions.yaml`. Each entry's format belongs to its kind (`app/quizzes/kinds/`);
+    `questions_file()` gives the model that reads them."""
+
+    questions: list[QuestionSource] = []
+
+
+@cache
+def _questions_file(kinds: tuple[AnyKind, ...]) -> type[QuestionsFile]:
+    entries: Any = GenericAlias(list, (tagged_union([kind.source for kind in kinds]),))
+    return create_model("QuestionsFile", __base__=QuestionsFile, questions=(entries, []))
+
+
+def questions_file() -> type[QuestionsFile]:
+    """`QuestionsFile` whose entries are read by the registered kinds, told apart by `kind`."""
+    return _questions_file(tuple(KINDS.values()))
 
 
 class ComparisonFile(Strict):

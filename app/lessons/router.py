@@ -1,7 +1,6 @@
 from __future__ import annotations
 
 from fastapi import APIRouter
-from pydantic import TypeAdapter
 
 from app.auth.dependencies import CurrentUser
 from app.db import SessionDep
@@ -16,14 +15,15 @@ from app.lessons.schemas import (
     TrackOut,
 )
 from app.models import Question
+from app.quizzes.kinds import kind_of
 
 router = APIRouter(tags=["catalog"])
-_QUESTION_ADAPTER: TypeAdapter[QuestionOut] = TypeAdapter(QuestionOut)
 
 
 def question_out(question: Question) -> QuestionOut:
-    data = {"id": question.id, "kind": question.kind, "prompt_html": question.prompt_html}
-    return _QUESTION_ADAPTER.validate_python(data | question.public)
+    return kind_of(question.kind).out(
+        id=question.id, prompt_html=question.prompt_html, public=question.public
+    )
 
 
 @router.get("/api/tracks")

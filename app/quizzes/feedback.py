@@ -4,39 +4,43 @@ have answered, whether it was right, the explanation and the correct answer."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from functools import cached_property
 
+from pydantic import BaseModel
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.models import Question, QuestionAttempt
 from app.quizzes import service
+from app.quizzes.kinds import AnyKind, kind_of
 
 
 @dataclass
 class QuestionView:
+    """What a question's partial (`kind.template`) draws: `public`, the student's last
+    answer `given` (None if none, or if it no longer fits the question), `attempt`."""
+
     question: Question
     attempt: QuestionAttempt | None
+
+    @cached_property
+    def kind(self) -> AnyKind:
+        return kind_of(self.question.kind)
+
+    @cached_property
+    def public(self) -> BaseModel:
+        return self.kind.public_of(self.question.public)
 
     @property
     def answered(self) -> bool:
         return self.attempt is not None
 
-    @property
-    def given(self) -> Any:
-        return self.attempt.answer if self.attempt else None
+    @cached_property
+    def given(self) -> BaseModel | None:
+        return self.kind.recorded_answer(self.attempt.answer) if self.attempt else None
 
     def correct_answer_text(self) -> list[str]:
         """The correct answer in words, only ever called once the student has answered."""
-        public, key = self.question.public, self.question.key
-        if self.question.kind == "multiple_choice":
-            return [public["options"][i] for i in key["correct"]]
-        if self.question.kind == "fill_in":
-            return [b.get("answer") or b["accepted"][0] for b in key["blanks"]]
-        right = {item["id"]: item["text"] for item in public["right"]}
-        return [f"{item['text']} → {right[key['pairs'][item['id']]]}" for item in public["left"]]
-
-    def template_parts(self) -> list[str]:
-        return str(self.question.public.get("template", "")).split("____")
+        return self.kind.correct_in_words(self.question.public, self.question.key)
 
 
 async def question_views(

@@ -2,38 +2,16 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from fastapi import APIRouter, Request, status
 from fastapi.responses import RedirectResponse, Response
-from starlette.datastructures import FormData
 
 from app.auth.dependencies import OptionalUser
 from app.db import SessionDep
 from app.errors import not_found
-from app.models import Question
 from app.quizzes import service
-from app.quizzes.grading import InvalidAnswer
+from app.quizzes.kinds import InvalidAnswer, kind_of
 
 router = APIRouter(include_in_schema=False)
-
-
-def answer_from_form(question: Question, form: FormData) -> Any:
-    """Turn form fields into the API's answer shape; the checker validates it further."""
-    if question.kind == "multiple_choice":
-        picked = [v for v in form.getlist("answer") if isinstance(v, str)]
-        try:
-            indices = [int(v) for v in picked]
-        except ValueError:
-            raise InvalidAnswer("Pick one of the options.") from None
-        if question.public["multiple"]:
-            return indices
-        if len(indices) != 1:
-            raise InvalidAnswer("Pick one of the options.")
-        return indices[0]
-    if question.kind == "fill_in":
-        return [v if isinstance(v, str) else "" for v in form.getlist("blank")]
-    return {item["id"]: form.get(f"match-{item['id']}") or "" for item in question.public["left"]}
 
 
 @router.post("/lessons/{slug}/questions/{question_id}")
@@ -48,7 +26,7 @@ async def answer_form(
         raise not_found("Question")
     form = await request.form()
     try:
-        answer = answer_from_form(question, form)
+        answer = kind_of(question.kind).answer_from_form(question.public, form)
         await service.answer_question(
             session=session, user_id=user.id, question=question, answer=answer
         )

@@ -6,7 +6,7 @@ from app.auth.dependencies import CurrentUser
 from app.db import SessionDep
 from app.errors import not_found
 from app.quizzes import service
-from app.quizzes.grading import InvalidAnswer
+from app.quizzes.kinds import InvalidAnswer
 from app.quizzes.schemas import AnswerIn, AnswerResult
 
 router = APIRouter(tags=["questions"])

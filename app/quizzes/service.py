@@ -8,7 +8,7 @@ from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.models import Question, QuestionAttempt
-from app.quizzes.grading import check_answer
+from app.quizzes.kinds import kind_of
 from app.quizzes.schemas import AnswerResult
 
 
@@ -21,17 +21,21 @@ async def get_question(*, session: AsyncSession, question_id: str) -> Question |
 async def answer_question(
     *, session: AsyncSession, user_id: int, question: Question, answer: Any
 ) -> AnswerResult:
-    recorded, correct, correct_answer = check_answer(
-        question.kind, question.public, question.key, answer
-    )
+    """Raises InvalidAnswer (recording nothing) for an answer of the wrong shape."""
+    checked = kind_of(question.kind).check(question.public, question.key, answer)
     session.add(
-        QuestionAttempt(user_id=user_id, question_id=question.id, answer=recorded, correct=correct)
+        QuestionAttempt(
+            user_id=user_id,
+            question_id=question.id,
+            answer=checked.recorded,
+            correct=checked.correct,
+        )
     )
     await session.flush()
     return AnswerResult(
-        correct=correct,
+        correct=checked.correct,
         explanation_html=question.explanation_html,
-        correct_answer=correct_answer,
+        correct_answer=checked.correct_answer,
     )
 
 

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import itertools
 
-from app.content.loader import build_question, written_in_shown_order
-from app.content.schema import Matching, Pair
+from app.content.loader import QuestionData, build_question
+from app.quizzes.kinds.matching import KIND, Matching, Pair
+from app.quizzes.kinds.matching import written_in_shown_order as shown_as_written
 
 LEFT = ["a", "b", "c", "d"]
 RIGHT = ["one", "two", "three", "four"]
@@ -19,6 +20,10 @@ def _question(rights: tuple[str, ...]) -> Matching:
         pairs=[Pair(left=left, right=right) for left, right in zip(LEFT, rights, strict=True)],
         explanation="e",
     )
+
+
+def written_in_shown_order(question: QuestionData) -> bool:
+    return shown_as_written(KIND.public_of(question.public), KIND.key_of(question.key))
 
 
 def test_the_shown_right_side_says_nothing_about_the_pairs():

@@ -15,7 +15,7 @@ from app.cli import main
 from app.config import REPO_ROOT
 from app.content import ContentError, Problem, load_catalog
 from app.content.loader import build_question
-from app.content.schema import Matching
+from app.quizzes.kinds.matching import Matching
 
 GPU = Path("lessons/gpu-support")
 BASICS = Path("lessons/tensor-basics")

@@ -1,12 +1,14 @@
 import pytest
 
 from app.content.loader import build_question
-from app.content.schema import Blank, FillIn, MultipleChoice, QuestionFile
 from app.db import Database
 from app.models import Question
+from app.quizzes.kinds import QuestionSource
+from app.quizzes.kinds.fill_in import Blank, FillIn
+from app.quizzes.kinds.multiple_choice import MultipleChoice
 
 
-async def _add_question(db: Database, spec: QuestionFile, lesson_slug: str) -> str:
+async def _add_question(db: Database, spec: QuestionSource, lesson_slug: str) -> str:
     """Put a question written for the test into a built-in lesson (rolled back afterwards),
     built by the same code that loads content files."""
     data = build_question(spec)

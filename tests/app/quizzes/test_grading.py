@@ -7,13 +7,24 @@ from typing import Any
 import pytest
 
 from app.content.loader import build_question
-from app.content.schema import Blank, FillIn, Matching, MultipleChoice, Pair
-from app.quizzes.grading import InvalidAnswer, blank_matches, check_answer
+from app.quizzes.kinds import Checked, InvalidAnswer, kind_of
+from app.quizzes.kinds.fill_in import Blank, FillIn
+from app.quizzes.kinds.matching import Matching, Pair
+from app.quizzes.kinds.multiple_choice import MultipleChoice
 
 
-def blank(accepted: list[str], **options: Any) -> dict[str, Any]:
+def blank(accepted: list[str], **options: Any) -> Blank:
     """A blank as the loader stores it (schema defaults included)."""
-    return Blank(accepted=accepted, **options).model_dump()
+    return Blank.model_validate(Blank(accepted=accepted, **options).model_dump())
+
+
+def blank_matches(b: Blank, given: str) -> bool:
+    return b.matches(given)
+
+
+def check_answer(kind: str, public: dict[str, Any], key: dict[str, Any], answer: Any) -> Checked:
+    """(the answer as recorded, whether it is right, the correct answer in the same shape)."""
+    return kind_of(kind).check(public, key, answer)
 
 
 @pytest.mark.parametrize(
@@ -40,7 +51,7 @@ def test_plain_blank_case_insensitive_uses_casefold():
 
 def test_plain_blank_accepts_any_listed_answer_and_ignores_spaces_around_it():
     # The schema strips authored text, but a key stored by hand keeps its spaces.
-    b = {"accepted": ["to", " cuda "], "case_sensitive": True, "regex": False, "answer": None}
+    b = Blank.model_construct(accepted=["to", " cuda "], case_sensitive=True, regex=False)
     assert blank_matches(b, "cuda")
     assert blank_matches(b, "to")
     assert not blank_matches(b, "cpu")

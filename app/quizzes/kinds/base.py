@@ -1,0 +1,221 @@
+"""What every question kind provides.
+
+A kind is one module of this package. It owns the question's format in `questions.yaml`
+(`source`), the part the student may see (`public_model`), the answer key (`key_model`),
+the answer as the API takes it and the attempts table keeps it (`answer_model`), the
+catalog's JSON (`out_model`), and the rules: how the key is built from the file, how an
+answer is read (JSON or HTML form) and checked, and how an answer reads in words. The rest
+of the app stores `public`, `key` and answers as JSON and asks the registry
+(`app.quizzes.kinds`) for the kind that reads them: it never branches on `kind`.
+"""
+
+from __future__ import annotations
+
+import json
+from abc import ABC, abstractmethod
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Annotated, Any, ClassVar, Generic, NamedTuple, TypeVar
+
+from pydantic import BaseModel, ConfigDict, Field, JsonValue, ValidationError
+from starlette.datastructures import FormData
+
+# Question and exercise ids share one namespace (and this format): the loader refuses an
+# id used twice across the whole course.
+ItemId = Annotated[str, Field(pattern=r"^[a-z0-9][a-z0-9-]{0,79}$")]
+TEMPLATES = "lessons/questions"
+Stored = Mapping[str, Any]
+
+
+class InvalidAnswer(ValueError):
+    """The answer does not have the shape this question takes (the message says why)."""
+
+
+class SourceModel(BaseModel):
+    """Part of a content file: an unknown field is a typo, text is stripped."""
+
+    model_config = ConfigDict(extra="forbid", str_strip_whitespace=True)
+
+
+class QuestionSource(SourceModel):
+    """What every question in `questions.yaml` has. A kind's source model narrows `kind` to
+    `Literal["<its name>"]` and adds its own fields."""
+
+    id: ItemId
+    kind: str
+    prompt: str = Field(min_length=1)
+    explanation: str = Field(min_length=1)
+
+
+class QuestionOut(BaseModel):
+    """A question in the catalog API; a kind's `out_model` adds `kind` and its public part.
+    Never anything of the key."""
+
+    id: str
+    prompt_html: str
+
+
+@dataclass(frozen=True)
+class AnswerView:
+    """An answer in words. `lines`: one line each (an option, a pair, the filled template);
+    `parts`: (text, is_blank) pieces of a template, for a kind that draws its answer in
+    place (empty otherwise)."""
+
+    lines: list[str]
+    parts: list[tuple[str, bool]]
+
+
+class Checked(NamedTuple):
+    """An answer checked: as recorded, whether it is right, and the right answer (both in
+    the API's JSON shape)."""
+
+    recorded: JsonValue
+    correct: bool
+    correct_answer: JsonValue
+
+
+class ContentProblem(NamedTuple):
+    """Something wrong with a question as written that its source model cannot see alone;
+    `field` is relative to the question (e.g. "pairs")."""
+
+    field: str
+    message: str
+
+
+SourceT = TypeVar("SourceT", bound=QuestionSource)
+PublicT = TypeVar("PublicT", bound=BaseModel)
+KeyT = TypeVar("KeyT", bound=BaseModel)
+AnswerT = TypeVar("AnswerT", bound=BaseModel)
+
+
+class QuestionKind(ABC, Generic[SourceT, PublicT, KeyT, AnswerT]):
+    """One kind of question. Subclasses set the class attributes and implement the abstract
+    methods on typed models; the methods at the end take and give the stored JSON, for the
+    rest of the app."""
+
+    name: ClassVar[str]
+    source: type[SourceT]
+    public_model: type[PublicT]
+    key_model: type[KeyT]
+    answer_model: type[AnswerT]
+    out_model: type[QuestionOut]
+    # A question of this kind as written in questions.yaml: the registry's tests run it
+    # through the loader, the catalog, the lesson page and the teachers' views.
+    example: ClassVar[dict[str, Any]]
+
+    @property
+    def template(self) -> str:
+        """The partial that draws the question's inputs on the lesson page."""
+        return f"{TEMPLATES}/{self.name}.html"
+
+    # Content
+
+    @abstractmethod
+    def build(self, source: SourceT) -> tuple[PublicT, KeyT]:
+        """The public part and the answer key of a question as written."""
+
+    def content_problems(self, public: PublicT, key: KeyT) -> list[ContentProblem]:
+        """What the built question gives away or gets wrong; nothing by default."""
+        return []
+
+    # Answering
+
+    @abstractmethod
+    def read_answer(self, public: PublicT, given: object) -> AnswerT:
+        """The API's answer, checked for shape and normalised as it is recorded; raises
+        InvalidAnswer saying what is wrong."""
+
+    @abstractmethod
+    def read_form(self, public: PublicT, form: FormData) -> AnswerT:
+        """The answer posted by the partial's form (pages work without JavaScript)."""
+
+    @abstractmethod
+    def is_correct(self, key: KeyT, answer: AnswerT) -> bool: ...
+
+    @abstractmethod
+    def correct_answer(self, public: PublicT, key: KeyT) -> AnswerT:
+        """The key as an answer (what the API returns as `correct_answer`)."""
+
+    # In words
+
+    @abstractmethod
+    def describe(self, public: PublicT, answer: AnswerT) -> AnswerView:
+        """An answer in words, as students and teachers read it; the correct answer is
+        described by the same function. Must not raise for an answer that no longer fits
+        the question (content edited since)."""
+
+    def summarise(self, public: PublicT, answer: AnswerT) -> str:
+        """A wrong answer on one line, as the teachers' insight groups and counts them."""
+        return "; ".join(self.describe(public, answer).lines)
+
+    # Stored JSON in, JSON out: what the rest of the app calls.
+
+    def build_stored(self, source: QuestionSource) -> tuple[dict[str, Any], dict[str, Any]]:
+        """`public` and `key` as the database stores them."""
+        if not isinstance(source, self.source):
+            raise TypeError(f"{type(source).__name__} is not a {self.name} question")
+        public, key = self.build(source)
+        return public.model_dump(mode="json"), key.model_dump(mode="json")
+
+    def problems_stored(self, public: Stored, key: Stored) -> list[ContentProblem]:
+        return self.content_problems(self.public_of(public), self.key_of(key))
+
+    def public_of(self, public: Stored) -> PublicT:
+        return self.public_model.model_validate(public)
+
+    def key_of(self, key: Stored) -> KeyT:
+        return self.key_model.model_validate(key)
+
+    def recorded_answer(self, answer: object) -> AnswerT | None:
+        """An answer from the attempts table, or None if it no longer has this kind's
+        shape."""
+        try:
+            return self.answer_model.model_validate(answer)
+        except ValidationError:
+            return None
+
+    def check(self, public: Stored, key: Stored, given: object) -> Checked:
+        typed_public, typed_key = self.public_of(public), self.key_of(key)
+        answer = self.read_answer(typed_public, given)
+        return Checked(
+            answer.model_dump(mode="json"),
+            self.is_correct(typed_key, answer),
+            self.correct_answer(typed_public, typed_key).model_dump(mode="json"),
+        )
+
+    def answer_from_form(self, public: Stored, form: FormData) -> JsonValue:
+        """The form's answer in the API's shape (raises InvalidAnswer)."""
+        return self.read_form(self.public_of(public), form).model_dump(mode="json")
+
+    def _recorded(self, public: Stored, answer: object) -> tuple[PublicT, AnswerT] | None:
+        try:
+            return self.public_of(public), self.answer_model.model_validate(answer)
+        except ValidationError:
+            return None
+
+    def describe_recorded(self, public: Stored, answer: object) -> AnswerView:
+        """A recorded answer in words; its JSON if it no longer fits the question."""
+        typed = self._recorded(public, answer)
+        if typed is None:
+            return AnswerView([json.dumps(answer, ensure_ascii=False)], [])
+        return self.describe(*typed)
+
+    def summarise_recorded(self, public: Stored, answer: object) -> str:
+        typed = self._recorded(public, answer)
+        if typed is None:
+            return json.dumps(answer, ensure_ascii=False)
+        return self.summarise(*typed)
+
+    def correct_in_words(self, public: Stored, key: Stored) -> list[str]:
+        """The correct answer in words: the one way students and teachers are shown it."""
+        typed_public = self.public_of(public)
+        return self.describe(
+            typed_public, self.correct_answer(typed_public, self.key_of(key))
+        ).lines
+
+    def out(self, *, id: str, prompt_html: str, public: Stored) -> QuestionOut:
+        """The question as the catalog API shows it: its public part, never its key."""
+        fields = self.public_of(public).model_dump()
+        return self.out_model.model_validate(
+            {"id": id, "kind": self.name, "prompt_html": prompt_html} | fields
+        )
