@@ -19,6 +19,7 @@ from app import migrations, operations
 from app.auth import pages as auth_pages
 from app.auth import router as auth_router
 from app.auth.dependencies import SESSION_COOKIE, require_csrf
+from app.auth.secret_key import session_secret
 from app.classes import pages as class_pages
 from app.classes import router as class_router
 from app.config import REPO_ROOT, Settings, get_settings
@@ -27,7 +28,7 @@ from app.db import Database
 from app.i18n import LanguageMiddleware, gettext
 from app.lessons import pages as lesson_pages
 from app.lessons import router as lesson_router
-from app.middleware import BodySizeLimit
+from app.middleware import BodySizeLimit, RequestMetrics
 from app.quizzes import pages as quiz_pages
 from app.quizzes import router as quiz_router
 from app.submissions import pages as submission_pages
@@ -124,7 +125,7 @@ def create_app(settings: Settings | None = None, database: Database | None = Non
 
     app.add_middleware(
         SessionMiddleware,
-        secret_key=settings.secret_key,
+        secret_key=session_secret(settings),
         session_cookie=SESSION_COOKIE,
         max_age=settings.session_max_age_s,
         same_site="lax",
@@ -132,6 +133,7 @@ def create_app(settings: Settings | None = None, database: Database | None = Non
     )
     app.add_middleware(BodySizeLimit, max_bytes=settings.max_body_bytes)
     app.add_middleware(LanguageMiddleware)
+    app.add_middleware(RequestMetrics)  # outermost: times everything, refusals included
     _install_error_handlers(app)
 
     csrf = [Depends(require_csrf)]

@@ -1,10 +1,17 @@
-"""Pure ASGI middleware: body size cap (413) before anything parses the body."""
+"""Pure ASGI middleware: body size cap (413) before anything parses the body; request
+latency by route template for /metrics."""
 
 from __future__ import annotations
 
 import json
+import time
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from app import metrics
+
+UNMATCHED = "unmatched"  # the route label of requests no route took (404s, refused bodies)
+METHODS = frozenset({"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"})
 
 
 class BodySizeLimit:
@@ -60,3 +67,49 @@ class BodySizeLimit:
             }
         )
         await send({"type": "http.response.body", "body": body})
+
+
+class RequestMetrics:
+    """Times every HTTP request into tensorcamp_http_request_duration_seconds. Labelled by
+    the route's template (`/api/submissions/{submission_id}`), never the raw path, so ids
+    and probes for random URLs add no series."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        status = 500  # unless a response starts: an exception escaped the app
+
+        async def send_and_note(message: Message) -> None:
+            nonlocal status
+            if message["type"] == "http.response.start":
+                status = message["status"]
+            await send(message)
+
+        root_path = scope.get("root_path", "")
+        started = time.perf_counter()
+        metrics.HTTP_IN_PROGRESS.inc()
+        try:
+            await self.app(scope, receive, send_and_note)
+        finally:
+            metrics.HTTP_IN_PROGRESS.dec()
+            metrics.HTTP_DURATION.labels(
+                method=scope["method"] if scope["method"] in METHODS else "other",
+                route=_route_template(scope, root_path),
+                status=f"{status // 100}xx",
+            ).observe(time.perf_counter() - started)
+
+
+def _route_template(scope: Scope, root_path: str) -> str:
+    """What the router wrote into the scope on its way in: the matched route, or for a
+    mounted app (/static) the root path it added."""
+    route = getattr(scope.get("route"), "path", None)
+    if route:
+        return str(route)
+    mounted = scope.get("root_path", "")
+    if mounted != root_path and mounted.startswith(root_path):
+        return f"{mounted[len(root_path) :]}/{{path}}"
+    return UNMATCHED

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import asyncio
+
 from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse, PlainTextResponse, Response
 from sqlalchemy import text
 
+from app import metrics
 from app.db import Database
-from app.submissions import metrics
+from app.submissions.metrics import shared_families
 from app.submissions.router import grading_of
 
 router = APIRouter(tags=["operations"])
@@ -40,8 +43,9 @@ async def readyz(request: Request) -> Response:
 
 
 @router.get("/metrics", response_class=PlainTextResponse)
-async def prometheus(request: Request) -> PlainTextResponse:
-    grading = grading_of(request)
-    workers = await grading.workers() if grading else {}
-    body = await metrics.render(request.app.state.database, workers)
-    return PlainTextResponse(body, media_type="text/plain; version=0.0.4")
+async def prometheus(request: Request) -> Response:
+    """Every web process's counters and histograms, and what this scrape reads once from
+    shared state (stored bytes, workers, the shared queue)."""
+    families = await shared_families(request.app.state.database, grading_of(request))
+    body = await asyncio.to_thread(metrics.exposition, families)  # reads every process's files
+    return Response(body, media_type=metrics.CONTENT_TYPE)

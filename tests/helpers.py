@@ -9,6 +9,7 @@ from functools import cache
 import httpx
 import pytest
 from argon2 import PasswordHasher
+from prometheus_client.parser import text_string_to_metric_families
 
 from app.auth import security, service
 from app.auth.security import hash_password
@@ -96,3 +97,12 @@ def cheap_password_hashing(monkeypatch: pytest.MonkeyPatch) -> None:
     cheap = PasswordHasher(time_cost=1, memory_cost=8, parallelism=1)
     monkeypatch.setattr(security, "_hasher", cheap)
     monkeypatch.setattr(security, "_DUMMY_HASH", cheap.hash("not-a-real-password"))
+
+
+def metric(text: str, name: str, **labels: str) -> float | None:
+    """The value of the sample `name{labels}` in a /metrics answer (None when absent)."""
+    for family in text_string_to_metric_families(text):
+        for sample in family.samples:
+            if sample.name == name and sample.labels == labels:
+                return sample.value
+    return None

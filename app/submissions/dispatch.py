@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Protocol
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.db import Database
+from app.metrics import MeasuredQueue
 from app.models import Exercise, Submission
 from app.submissions import fairness, service
 
@@ -87,7 +88,7 @@ class EmbeddedGrading:
         self.concurrency = concurrency
         self.in_flight_per_student = in_flight_per_student
         # Unbounded here: admission is bounded by the number of queued rows (see the router).
-        self.queue: asyncio.Queue[int] = asyncio.Queue()
+        self.queue: asyncio.Queue[int] = MeasuredQueue()
         self.notifier = Notifier()
         self._tasks: list[asyncio.Task[None]] = []
         self._ready = asyncio.Event()
@@ -129,6 +130,9 @@ class EmbeddedGrading:
         if not self._ready.is_set():
             return {}
         return {device: 1 for device in getattr(self.grader, "devices", ["cpu"])}
+
+    async def shared_queue_depth(self) -> None:
+        return None  # each process's queue publishes its own length
 
     async def _work(self) -> None:
         await self._ready.wait()

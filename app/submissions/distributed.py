@@ -98,6 +98,18 @@ class DistributedGrading:
                 self._last_seen[device] = time.monotonic()
         return counts
 
+    async def shared_queue_depth(self) -> dict[str, int]:
+        """Messages waiting in each device's Dramatiq queue (taken ones are not counted)."""
+        devices = sorted({"cpu", *await self.workers()})
+        try:
+            async with self.redis.pipeline(transaction=False) as pipe:
+                for device in devices:
+                    pipe.llen(f"{self.namespace}:{queue_for(device)}")
+                lengths = await pipe.execute()
+        except RedisError:
+            return {}
+        return dict(zip(devices, (int(n) for n in lengths), strict=True))
+
     def _served(self, device: str, live: dict[str, int]) -> bool:
         """A worker for the device is running (for cpu: or was, within the grace period)."""
         if live.get(device, 0):

@@ -22,6 +22,10 @@ class GradingBackend(Protocol):
 
     async def workers(self) -> dict[str, int]: ...
 
+    async def shared_queue_depth(self) -> dict[str, int] | None:
+        """Jobs waiting per device in a queue every process sees (Redis); None where each
+        process publishes its own (the embedded queue: app.metrics.MeasuredQueue)."""
+
     async def stop(self) -> None: ...
 
 

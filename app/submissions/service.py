@@ -11,9 +11,9 @@ from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.orm.attributes import set_committed_value
 
+from app import metrics
 from app.models import Exercise, SolutionReveal, Submission, SubmissionRun, utcnow
 from app.submissions import fairness, storage
-from app.submissions.metrics import LATENCY
 
 MAX_ATTEMPTS = 2  # a platform fault is retried once, then reported as `error`
 
@@ -141,10 +141,12 @@ async def record_runs(
         statement = statement.on_conflict_do_nothing(index_elements=["submission_id", "device"])
         result = await session.scalars(statement.returning(SubmissionRun.device))
         inserted = set(result.all())
+        new_runs = [run for run in runs if run["device"] in inserted]
         await storage.add_stored_bytes(
-            session=session,
-            user_id=submission.user_id,
-            delta=storage.runs_bytes([run for run in runs if run["device"] in inserted]),
+            session=session, user_id=submission.user_id, delta=storage.runs_bytes(new_runs)
+        )
+        metrics.runs_recorded(
+            session, submitted_at=submission.created_at, recorded_at=now, runs=new_runs
         )
     # When every run was new and they cover every device (the embedded grader reports them
     # all at once), they are what is stored: no need to read them back.
@@ -201,7 +203,9 @@ async def _finish_if_complete(
             ("lease_expires_at", None),
         ):
             set_committed_value(submission, key, value)
-        LATENCY.observe((finished_at - submission.created_at).total_seconds())
+        metrics.submission_finished(
+            session, mode=submission.mode, status=outcome["status"], verdict=outcome["verdict"]
+        )
         await storage.drop_run_copies(session=session, submission_id=submission.id, runs=runs)
         await storage.compact(
             session=session, user_id=submission.user_id, exercise_id=submission.exercise_id
@@ -221,14 +225,18 @@ async def unfinished_ids(*, session: AsyncSession) -> list[int]:
 
 async def fail(*, session: AsyncSession, submission_id: int, detail: str) -> bool:
     """End an unfinished submission as a platform error (never counted against the student)."""
-    ended = await session.execute(
+    mode = await session.scalar(
         update(Submission)
         .where(Submission.id == submission_id, Submission.status.in_(("queued", "running")))
         .values(
             status="error", verdict=None, detail=detail, finished_at=utcnow(), lease_expires_at=None
         )
+        .returning(Submission.mode)
     )
-    return getattr(ended, "rowcount", 0) == 1
+    if mode is None:
+        return False
+    metrics.submission_finished(session, mode=mode, status="error", verdict=None)
+    return True
 
 
 async def recorded_devices(*, session: AsyncSession, submission_id: int) -> set[str]:

@@ -14,6 +14,7 @@ import redis as redis_client
 
 from app.config import REPO_ROOT
 from grader.queueing import RunEvent, queue_for, results_stream, workers_key
+from tests.helpers import metric
 from tests.processes import PrivateRedis, Web, psql, wait_until, worker
 
 EXERCISE = "gpu-support-device-independent"
@@ -90,7 +91,7 @@ def register(client: httpx.Client) -> dict[str, str]:
 
 def workers_ready(client: httpx.Client, count: int) -> None:
     wait_until(
-        lambda: f'tensorcamp_workers{{device="cpu"}} {count}\n' in client.get("/metrics").text,
+        lambda: metric(client.get("/metrics").text, "tensorcamp_workers", device="cpu") == count,
         60,
         f"{count} cpu worker(s)",
     )

@@ -26,7 +26,7 @@ from app.models import Submission, SubmissionRun, User
 from app.submissions import service
 from tests.app.classes.conftest import build_world
 from tests.conftest import _create_postgres_database, _drop_postgres_database
-from tests.helpers import bearer, register, unique_name
+from tests.helpers import bearer, metric, register, unique_name
 
 EXERCISE = "gpu-support-device-independent"  # graded on cpu and cuda
 LESSON = "gpu-support"
@@ -334,12 +334,12 @@ async def test_metrics_show_stored_bytes(client, db: Database):
         total = int(sum(await session.scalars(select(User.stored_bytes))))
         assert stored[big.id] == await real_stored_bytes(session, big.id)
     text = (await client.get("/metrics")).text
-    assert f"tensorcamp_stored_bytes {total}\n" in text
-    assert f"tensorcamp_stored_bytes_max_user {stored[big.id]}\n" in text
+    assert metric(text, "tensorcamp_stored_bytes") == total
+    assert metric(text, "tensorcamp_stored_bytes_max_user") == stored[big.id]
     assert (
-        f'tensorcamp_stored_bytes_user{{user_id="{big.id}",username="{big.username}"}} '
-        f"{stored[big.id]}\n"
-    ) in text
+        metric(text, "tensorcamp_stored_bytes_user", user_id=str(big.id), username=big.username)
+        == stored[big.id]
+    )
     assert len(re.findall(r"^tensorcamp_stored_bytes_user\{", text, re.M)) <= 10
 
 
