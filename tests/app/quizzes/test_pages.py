@@ -113,6 +113,17 @@ async def test_fill_in_by_form(client, db):
     assert (attempt.answer, attempt.correct) == (["to"], True)
 
 
+async def test_a_wrong_fill_in_by_form_shows_the_answer_in_its_template(client, db):
+    """The right answer in words, as the teacher's views write it too: the template with
+    each blank's answer in brackets."""
+    await browser_signup(client)
+    await _submit(client, FILL, [("blank", "cuda")])
+    article = _article((await client.get(f"/lessons/{SLUG}")).text, FILL)
+    assert "Not quite." in article
+    assert "<code>x = x.[to](cihaz)</code>" in article.split("The answer:")[1]
+    assert 'value="cuda"' in article
+
+
 async def test_matching_by_form(client, db):
     name = await browser_signup(client)
     question = await _question(db, MATCH)
