@@ -3,6 +3,13 @@
 from __future__ import annotations
 
 from fastapi import HTTPException, status
+from pydantic import BaseModel
+
+
+class ErrorOut(BaseModel):
+    """The body of every error answer (but a 422 from validation: a list of field errors)."""
+
+    detail: str
 
 
 def not_found(what: str) -> HTTPException:

@@ -15,7 +15,7 @@ from fastapi.staticfiles import StaticFiles
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.middleware.sessions import SessionMiddleware
 
-from app import migrations, operations
+from app import apidocs, migrations, operations
 from app.auth import pages as auth_pages
 from app.auth import router as auth_router
 from app.auth.dependencies import SESSION_COOKIE, require_csrf
@@ -113,8 +113,10 @@ def create_app(settings: Settings | None = None, database: Database | None = Non
     app = FastAPI(
         title="Tensorcamp",
         version="1",
-        description="Learn PyTorch by doing. See the API contract in the README.",
+        description="Learn PyTorch by doing. The reference in words: docs/api.md.",
         lifespan=lifespan,
+        docs_url=None,  # served by apidocs, from our own static files
+        redoc_url=None,
         # Text that is not valid Unicode never reaches an endpoint (see app/text_input.py).
         dependencies=[Depends(refuse_invalid_text)],
     )
@@ -143,4 +145,5 @@ def create_app(settings: Settings | None = None, database: Database | None = Non
     app.mount("/static", StaticFiles(directory=REPO_ROOT / "app" / "static"), name="static")
 
     app.include_router(operations.router)
+    apidocs.install(app)
     return app

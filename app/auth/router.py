@@ -16,7 +16,11 @@ router = APIRouter(tags=["accounts"])
 BAD_LOGIN = N_("Incorrect username or password.")
 
 
-@router.post("/api/auth/register", status_code=status.HTTP_201_CREATED)
+@router.post(
+    "/api/auth/register",
+    status_code=status.HTTP_201_CREATED,
+    responses={409: {"description": "The username is taken"}},
+)
 async def register(body: Credentials, session: SessionDep) -> Registered:
     try:
         user = await service.create_user(

@@ -89,7 +89,13 @@ async def list_classes(request: Request, teacher: Teacher, session: SessionDep) 
     ]
 
 
-@router.post("/api/classes/join")
+@router.post(
+    "/api/classes/join",
+    responses={
+        404: {"description": "No class has this join code"},
+        409: {"description": "The class is archived"},
+    },
+)
 async def join_class(body: JoinIn, student: Student, session: SessionDep) -> JoinedOut:
     """Join with a code. Joining again changes nothing (200, the same class)."""
     try:

@@ -159,6 +159,7 @@ async def answer_submitted(
 SUBMITTED_RESPONSES: dict[int | str, dict[str, object]] = {
     200: {"model": SubmissionOut, "description": "Finished within `wait`: the verdict."},
     202: {"description": "Accepted: queued, or still unfinished when `wait` ran out."},
+    429: {"description": "Too many a minute (`Retry-After`), or the grading queue is full"},
 }
 
 
