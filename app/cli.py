@@ -101,7 +101,8 @@ def _create_user(settings: Settings, args: argparse.Namespace) -> int:
                             file=sys.stderr,
                         )
                         return 1
-                    existing.role = args.role
+                    # Each ends the user's sessions and revokes their API tokens.
+                    await service.set_role(session=session, user=existing, role=args.role)
                     await service.set_password(
                         session=session, user=existing, password=credentials.password
                     )
@@ -120,6 +121,35 @@ def _create_user(settings: Settings, args: argparse.Namespace) -> int:
 
     _migrate(settings, args)
     return asyncio.run(create())
+
+
+def _set_active(settings: Settings, args: argparse.Namespace) -> int:
+    """disable-user / enable-user: a disabled account cannot log in, and its sessions and
+    API tokens end at once."""
+    from app.auth import service
+    from app.db import Database
+
+    active = args.command == "enable-user"
+
+    async def change() -> int:
+        database = Database.from_url(settings.effective_database_url)
+        try:
+            async with database.writer() as session, session.begin():
+                user = await service.get_user_by_username(session=session, username=args.username)
+                if user is None:
+                    print(f"no user {args.username}", file=sys.stderr)
+                    return 1
+                await service.set_active(session=session, user=user, active=active)
+        finally:
+            await database.dispose()
+        if active:
+            print(f"enabled {args.username}")
+        else:
+            print(f"disabled {args.username}: logged out everywhere, API tokens revoked")
+        return 0
+
+    _migrate(settings, args)
+    return asyncio.run(change())
 
 
 def parser() -> argparse.ArgumentParser:
@@ -153,6 +183,14 @@ def parser() -> argparse.ArgumentParser:
     user.add_argument("--role", choices=["student", "teacher"], default="student")
     user.add_argument("--update", action="store_true", help="reset role and password if it exists")
     user.set_defaults(handler=_create_user)
+
+    for command, help_text in (
+        ("disable-user", "disable an account: no log-in, its sessions and API tokens end"),
+        ("enable-user", "enable a disabled account again"),
+    ):
+        switch = commands.add_parser(command, help=help_text)
+        switch.add_argument("--username", required=True)
+        switch.set_defaults(handler=_set_active)
     return root
 
 

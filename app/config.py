@@ -10,14 +10,35 @@ from pydantic import Field, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
-DEV_SECRET = "dev-only-secret-change-me"
+DEV_SECRET = "dev-only-secret-change-me"  # the published default of older versions: refused
+# Keys that appear in docs and examples everywhere: refused in every environment.
+KNOWN_DEFAULT_SECRETS = frozenset(
+    {
+        DEV_SECRET,
+        "change-me",
+        "changeme",
+        "change_me",
+        "change-this",
+        "replace-me",
+        "secret",
+        "secret-key",
+        "secret_key",
+        "your-secret-key",
+        "your-secret-key-here",
+        "development",
+        "dev",
+        "test",
+        "password",
+    }
+)
 
 
 class Settings(BaseSettings):
     model_config = SettingsConfigDict(env_file=".env", extra="ignore")
 
     environment: Literal["development", "test", "production"] = "development"
-    secret_key: str = DEV_SECRET
+    # Unset: a random key made on first start and kept in DATA_DIR (app/auth/secret_key.py).
+    secret_key: str = ""
     data_dir: Path = REPO_ROOT / "data"
     database_url: str = ""
     redis_url: str = ""
@@ -26,9 +47,19 @@ class Settings(BaseSettings):
 
     max_body_bytes: int = 256 * 1024
     max_code_bytes: int = 64 * 1024
-    login_failure_limit: int = 5
-    login_failure_window_s: int = 300
+    # Log-in throttling (docs/security.md): failures of one username from one address
+    # before each further try waits, the wait doubling from the base up to the cap.
+    login_failure_limit: int = Field(default=5, ge=1)
+    login_backoff_base_s: int = Field(default=30, ge=1)
+    login_backoff_max_s: int = Field(default=900, ge=1)
+    login_failure_window_s: int = Field(default=3600, ge=60)  # a failure is forgotten then
+    # Usernames one address may fail for within the window (password spraying).
+    login_address_failure_limit: int = Field(default=100, ge=1)
+    login_successes_per_user_per_minute: int = Field(default=10, ge=1)
+    login_successes_per_address_per_minute: int = Field(default=60, ge=1)
+    login_concurrency_per_user: int = Field(default=2, ge=1)  # per process
     session_max_age_s: int = 14 * 24 * 3600
+    api_token_days: int = Field(default=90, ge=1, le=3660)
     cookie_secure: bool = False
 
     grading_namespace: str = "tensorcamp"  # Redis key prefix shared with the workers
@@ -63,11 +94,13 @@ class Settings(BaseSettings):
 
     @model_validator(mode="after")
     def _refuse_default_secret(self) -> Settings:
-        if self.environment != "development" and self.secret_key == DEV_SECRET:
+        given = self.secret_key.strip().lower()
+        if given in KNOWN_DEFAULT_SECRETS or (self.secret_key and not given):
             raise ValueError(
-                "SECRET_KEY is unset: set it to a long random string outside development"
+                "SECRET_KEY is a published default: set a long random string, or leave it "
+                "unset to have one made and kept in DATA_DIR"
             )
-        if self.environment == "production" and len(self.secret_key) < 32:
+        if self.environment == "production" and 0 < len(self.secret_key) < 32:
             raise ValueError("SECRET_KEY must be at least 32 characters in production")
         return self
 

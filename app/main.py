@@ -19,6 +19,7 @@ from app import apidocs, migrations, operations
 from app.auth import pages as auth_pages
 from app.auth import router as auth_router
 from app.auth.dependencies import SESSION_COOKIE, require_csrf
+from app.auth.secret_key import session_secret
 from app.classes import pages as class_pages
 from app.classes import router as class_router
 from app.config import REPO_ROOT, Settings, get_settings
@@ -126,7 +127,7 @@ def create_app(settings: Settings | None = None, database: Database | None = Non
 
     app.add_middleware(
         SessionMiddleware,
-        secret_key=settings.secret_key,
+        secret_key=session_secret(settings),
         session_cookie=SESSION_COOKIE,
         max_age=settings.session_max_age_s,
         same_site="lax",

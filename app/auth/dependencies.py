@@ -2,23 +2,30 @@
 
 from __future__ import annotations
 
+import logging
 import secrets
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Annotated
 
-from fastapi import Depends, HTTPException, Request, status
+from fastapi import BackgroundTasks, Depends, HTTPException, Request, status
+from sqlalchemy.exc import SQLAlchemyError
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from app.auth import service
+from app.auth import sessions, tokens
 from app.auth.security import tokens_match
-from app.db import get_database
-from app.models import User
+from app.db import Database, get_database
+from app.models import User, utcnow
+
+log = logging.getLogger("app")
 
 SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
 CSRF_HEADER = "X-CSRF-Token"
 CSRF_FIELD = "csrf_token"
 SESSION_COOKIE = "session"
+FORM_MEDIA_TYPES = frozenset({"application/x-www-form-urlencoded", "multipart/form-data"})
+# What the signed cookie holds for a logged-in browser (app/auth/sessions.py).
+USER_ID, VERSION, SESSION_KEY = "uid", "sv", "sid"
 
 
 def bearer_token(request: Request) -> str | None:
@@ -38,8 +45,9 @@ def csrf_token(request: Request) -> str:
 async def require_csrf(request: Request) -> None:
     if request.method in SAFE_METHODS or bearer_token(request):
         return
-    content_type = request.headers.get("content-type", "")
-    is_form = content_type.startswith(("application/x-www-form-urlencoded", "multipart/form-data"))
+    # Media types are case-insensitive: `Application/X-WWW-Form-Urlencoded` is a form too.
+    media_type = request.headers.get("content-type", "").partition(";")[0].strip().lower()
+    is_form = media_type in FORM_MEDIA_TYPES
     if SESSION_COOKIE not in request.cookies and not is_form:
         # No ambient credential to abuse: plain API clients (curl, scripts) need no token.
         # Forms always do, or a cross-site page could log a first-time visitor in as
@@ -69,34 +77,59 @@ class PageUser:
     created_at: datetime
 
 
-async def optional_user(request: Request) -> User | None:
+async def optional_user(request: Request, background: BackgroundTasks) -> User | None:
     # A short read session of its own: the request's unit of work (on SQLite, the single
     # writer for unsafe methods) is then held only for the endpoint's own work.
-    async with get_database(request).sessionmaker() as reader:
-        user = await _resolve_user(request, reader)
+    database = get_database(request)
+    async with database.sessionmaker() as reader:
+        user = await _resolve_user(request, reader, background)
     request.state.user = (
         PageUser(user.id, user.username, user.role, user.created_at) if user else None
     )
     return user
 
 
-async def _resolve_user(request: Request, session: AsyncSession) -> User | None:
+async def _resolve_user(
+    request: Request, session: AsyncSession, background: BackgroundTasks
+) -> User | None:
+    now = utcnow()
     if token := bearer_token(request):
-        user = await service.user_for_token(session=session, token=token)
-        if user is None:
+        found = await tokens.token_owner(session=session, token=token, now=now)
+        if found is None:
             raise HTTPException(
                 status.HTTP_401_UNAUTHORIZED,
-                "The token is not valid.",
+                "The token is not valid (unknown, expired or revoked).",
                 headers={"WWW-Authenticate": "Bearer"},
             )
+        user, row = found
+        if tokens.needs_touch(row, now):
+            background.add_task(_note_token_use, get_database(request), row.id)
         return user
-    user_id = request.session.get("uid")
-    if not isinstance(user_id, int):
+    user_id, version, key = (request.session.get(k) for k in (USER_ID, VERSION, SESSION_KEY))
+    if user_id is None:
         return None
-    user = await session.get(User, user_id)
-    if user is None:
-        request.session.pop("uid", None)
-    return user
+    found_user: User | None = None
+    if isinstance(user_id, int) and isinstance(version, int) and isinstance(key, str):
+        found_user = await sessions.session_user(
+            session=session,
+            user_id=user_id,
+            version=version,
+            key=key,
+            max_age_s=request.app.state.settings.session_max_age_s,
+            now=now,
+        )
+    if found_user is None:  # logged out, here or everywhere, or from before sessions were kept
+        _forget_user(request)
+    return found_user
+
+
+async def _note_token_use(database: Database, token_id: int) -> None:
+    """After the answer is sent: "last used" is for people, never worth failing a request."""
+    try:
+        async with database.writer() as session, session.begin():
+            await tokens.touch_token(session=session, token_id=token_id, now=utcnow())
+    except SQLAlchemyError:
+        log.warning("could not note the use of API token %s", token_id, exc_info=True)
 
 
 async def current_user(user: Annotated[User | None, Depends(optional_user)]) -> User:
@@ -120,15 +153,29 @@ CurrentUser = Annotated[User, Depends(current_user)]
 Teacher = Annotated[User, Depends(current_teacher)]
 
 
-def log_in(request: Request, user: User) -> None:
-    """Bind the browser session to the user, with a fresh CSRF token."""
+def log_in(request: Request, user: User, key: str) -> None:
+    """Bind the browser session to the user and the server-side session `key`
+    (sessions.start_session), with a fresh CSRF token."""
     request.session.clear()
-    request.session["uid"] = user.id
+    request.session[USER_ID] = user.id
+    request.session[VERSION] = user.session_version
+    request.session[SESSION_KEY] = key
     request.session["csrf"] = secrets.token_urlsafe(24)
+
+
+def session_key(request: Request) -> str | None:
+    key = request.session.get(SESSION_KEY)
+    return key if isinstance(key, str) else None
 
 
 def log_out(request: Request) -> None:
     request.session.clear()
+
+
+def _forget_user(request: Request) -> None:
+    # The CSRF token stays: the page being shown still carries it in its forms.
+    for field in (USER_ID, VERSION, SESSION_KEY):
+        request.session.pop(field, None)
 
 
 def client_address(request: Request) -> str:

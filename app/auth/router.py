@@ -1,63 +1,126 @@
 from __future__ import annotations
 
-from fastapi import APIRouter, Request, status
+from typing import Annotated
+
+from fastapi import APIRouter, HTTPException, Path, Request, Response, status
 from fastapi.responses import JSONResponse
 
-from app.auth import service
-from app.auth.dependencies import CurrentUser, client_address
-from app.auth.schemas import Credentials, LoginRequest, Registered, TokenOut, UserOut
+from app.auth import service, sessions, tokens
+from app.auth.dependencies import CurrentUser, client_address, log_out
+from app.auth.schemas import (
+    Credentials,
+    LoginRequest,
+    Registered,
+    TokenCreated,
+    TokenInfo,
+    TokenOut,
+    TokenRequest,
+    UserOut,
+)
+from app.auth.throttle import LoginLimits
 from app.config import Settings
-from app.db import SessionDep
-from app.errors import conflict, too_many
+from app.db import SessionDep, get_database
+from app.errors import conflict, not_found, too_many
 from app.i18n import N_
 
 router = APIRouter(tags=["accounts"])
 
 BAD_LOGIN = N_("Incorrect username or password.")
+DISABLED = N_("This account is disabled; ask your teacher or the site's administrator.")
+TokenId = Annotated[int, Path(ge=1, le=2**31 - 1)]
 
 
-@router.post(
-    "/api/auth/register",
-    status_code=status.HTTP_201_CREATED,
-    responses={409: {"description": "The username is taken"}},
-)
-async def register(body: Credentials, session: SessionDep) -> Registered:
+def _settings(request: Request) -> Settings:
+    settings: Settings = request.app.state.settings
+    return settings
+
+
+@router.post("/api/auth/register", status_code=status.HTTP_201_CREATED)
+async def register(body: Credentials, request: Request, session: SessionDep) -> Registered:
     try:
         user = await service.create_user(
             session=session, username=body.username, password=body.password
         )
     except service.UsernameTaken:
         raise conflict("That username is taken.") from None
-    token = await service.issue_token(session=session, user=user)
+    token = await tokens.issue_token(
+        session=session, user=user, name="sign-up", days=_settings(request).api_token_days
+    )
     return Registered(user=UserOut.model_validate(user), token=token)
 
 
 @router.post(
     "/api/auth/token",
     response_model=TokenOut,
-    responses={401: {"description": BAD_LOGIN}, 429: {"description": "Too many failures"}},
+    responses={
+        401: {"description": BAD_LOGIN},
+        403: {"description": "The account is disabled"},
+        429: {"description": "Too many failures, or too many log-ins"},
+    },
 )
 async def token(
     body: LoginRequest, request: Request, session: SessionDep
 ) -> TokenOut | JSONResponse:
-    settings: Settings = request.app.state.settings
+    settings = _settings(request)
     try:
         user = await service.authenticate(
+            database=get_database(request),
             session=session,
             username=body.username,
             password=body.password,
             client=client_address(request),
-            limit=settings.login_failure_limit,
-            window_s=settings.login_failure_window_s,
+            limits=LoginLimits.from_settings(settings),
         )
     except service.TooManyAttempts as exc:
         raise too_many(str(exc), exc.retry_after_s) from None
     except service.InvalidCredentials:
         # Returned, not raised, so the unit of work commits the recorded failure.
         return JSONResponse({"detail": BAD_LOGIN}, status.HTTP_401_UNAUTHORIZED)
-    return TokenOut(token=await service.issue_token(session=session, user=user))
+    except service.AccountDisabled:
+        raise HTTPException(status.HTTP_403_FORBIDDEN, DISABLED) from None
+    return TokenOut(
+        token=await tokens.issue_token(
+            session=session, user=user, name="log-in", days=settings.api_token_days
+        )
+    )
 
 
 @router.get("/api/me")
 async def me(user: CurrentUser) -> UserOut:
     return UserOut.model_validate(user)
+
+
+@router.get("/api/me/tokens")
+async def list_tokens(user: CurrentUser, session: SessionDep) -> list[TokenInfo]:
+    """The caller's live API tokens, newest first (never the tokens themselves)."""
+    rows = await tokens.list_tokens(session=session, user_id=user.id)
+    return [TokenInfo.model_validate(row) for row in rows]
+
+
+@router.post("/api/me/tokens", status_code=status.HTTP_201_CREATED)
+async def create_token(
+    body: TokenRequest, request: Request, user: CurrentUser, session: SessionDep
+) -> TokenCreated:
+    """A new named token; `token` is in this answer only."""
+    days = body.expires_in_days or _settings(request).api_token_days
+    row, token = await tokens.create_token(
+        session=session, user_id=user.id, name=body.name, days=days
+    )
+    return TokenCreated.model_validate(
+        TokenInfo.model_validate(row).model_dump() | {"token": token}
+    )
+
+
+@router.delete("/api/me/tokens/{token_id}", status_code=status.HTTP_204_NO_CONTENT)
+async def revoke_token(token_id: TokenId, user: CurrentUser, session: SessionDep) -> Response:
+    if not await tokens.revoke_token(session=session, user_id=user.id, token_id=token_id):
+        raise not_found("Token")
+    return Response(status_code=status.HTTP_204_NO_CONTENT)
+
+
+@router.post("/api/me/logout-all", status_code=status.HTTP_204_NO_CONTENT)
+async def logout_everywhere(request: Request, user: CurrentUser, session: SessionDep) -> Response:
+    """End every browser session of the caller and revoke every API token, this one too."""
+    await sessions.end_all_sessions(session=session, user_id=user.id)
+    log_out(request)
+    return Response(status_code=status.HTTP_204_NO_CONTENT)

@@ -1,16 +1,22 @@
-"""Accounts: registration, log-in with throttling, API tokens. Never commits."""
+"""Accounts: registration, log-in with throttling, changes that end sessions. Never commits.
+
+Tokens live in app/auth/tokens.py, browser sessions in app/auth/sessions.py, the
+throttle in app/auth/throttle.py."""
 
 from __future__ import annotations
 
-import asyncio
-from datetime import timedelta
-
-from sqlalchemy import delete, func, select
+from sqlalchemy import select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from app.auth.security import hash_password, new_token, token_digest, verify_password
-from app.models import ApiToken, LoginFailure, User, utcnow
+from app.auth import throttle
+from app.auth.security import hash_password_off_loop, verify_password_off_loop
+from app.auth.sessions import end_all_sessions
+from app.auth.throttle import LoginLimits
+from app.auth.throttle import TooManyAttempts as TooManyAttempts
+from app.auth.tokens import issue_token as issue_token
+from app.db import Database
+from app.models import User, utcnow
 
 
 class UsernameTaken(Exception):
@@ -21,10 +27,8 @@ class InvalidCredentials(Exception):
     pass
 
 
-class TooManyAttempts(Exception):
-    def __init__(self, retry_after_s: int) -> None:
-        self.retry_after_s = retry_after_s
-        super().__init__(f"Too many failed log-ins; try again in {retry_after_s} seconds.")
+class AccountDisabled(Exception):
+    """The right password for an account an administrator disabled."""
 
 
 async def create_user(
@@ -33,8 +37,7 @@ async def create_user(
     existing = await session.scalar(select(User.id).where(User.username == username))
     if existing is not None:
         raise UsernameTaken(username)
-    # Hashing is deliberately slow CPU work: keep it off the event loop.
-    password_hash = await asyncio.to_thread(hash_password, password)
+    password_hash = await hash_password_off_loop(password)
     user = User(username=username, password_hash=password_hash, role=role)
     session.add(user)
     try:
@@ -46,63 +49,71 @@ async def create_user(
 
 
 async def set_password(*, session: AsyncSession, user: User, password: str) -> None:
-    user.password_hash = await asyncio.to_thread(hash_password, password)
+    """A new password ends every session and revokes every token: whoever knew the old
+    one must be out."""
+    user.password_hash = await hash_password_off_loop(password)
     await session.flush()
+    await end_all_sessions(session=session, user_id=user.id)
+    await session.refresh(user)
+
+
+async def set_role(*, session: AsyncSession, user: User, role: str) -> None:
+    if user.role == role:
+        return
+    user.role = role
+    await session.flush()
+    await end_all_sessions(session=session, user_id=user.id)
+    await session.refresh(user)
+
+
+async def set_active(*, session: AsyncSession, user: User, active: bool) -> None:
+    if user.active == active:
+        return
+    user.active = active
+    await session.flush()
+    await end_all_sessions(session=session, user_id=user.id)
+    await session.refresh(user)
 
 
 async def get_user_by_username(*, session: AsyncSession, username: str) -> User | None:
     return await session.scalar(select(User).where(User.username == username))
 
 
-async def _throttle(
-    *, session: AsyncSession, username: str, client: str, limit: int, window_s: int
-) -> None:
-    since = utcnow() - timedelta(seconds=window_s)
-    await session.execute(delete(LoginFailure).where(LoginFailure.created_at < since))
-    by_user = select(func.count(), func.min(LoginFailure.created_at)).where(
-        LoginFailure.username == username, LoginFailure.created_at >= since
-    )
-    by_client = select(func.count(), func.min(LoginFailure.created_at)).where(
-        LoginFailure.client == client, LoginFailure.created_at >= since
-    )
-    for query, allowed in ((by_user, limit), (by_client, limit * 4)):
-        count, oldest = (await session.execute(query)).one()
-        if count >= allowed and oldest is not None:
-            wait = int((oldest + timedelta(seconds=window_s) - utcnow()).total_seconds()) + 1
-            raise TooManyAttempts(max(wait, 1))
-
-
 async def authenticate(
     *,
+    database: Database,
     session: AsyncSession,
     username: str,
     password: str,
     client: str,
-    limit: int,
-    window_s: int,
+    limits: LoginLimits,
 ) -> User:
-    """The user, or InvalidCredentials (one message for unknown user and wrong password)."""
+    """The user, or InvalidCredentials (one message for unknown user and wrong password),
+    AccountDisabled (right password, disabled account) or TooManyAttempts.
+
+    The checks and the slow hash use a short read session of their own, and only the
+    outcome is written in `session`: on SQLite a writer holds the database's one write
+    lock, which must not wait on Argon2."""
     username = username.strip().lower()[:64]
-    await _throttle(
-        session=session, username=username, client=client, limit=limit, window_s=window_s
-    )
-    user = await get_user_by_username(session=session, username=username)
-    stored = user.password_hash if user else None
-    if not await asyncio.to_thread(verify_password, password, stored) or user is None:
-        session.add(LoginFailure(username=username, client=client[:64]))
-        await session.flush()
+    client = client[:64]
+    now = utcnow()
+    async with throttle.one_of_few(username, limits):
+        async with database.sessionmaker() as reader:
+            await throttle.check(
+                session=reader, username=username, client=client, limits=limits, now=now
+            )
+            user = await get_user_by_username(session=reader, username=username)
+        stored = user.password_hash if user else None
+        verified = await verify_password_off_loop(password, stored)
+    if user is None or not verified:
+        await throttle.record_failure(
+            session=session, username=username, client=client, limits=limits, now=now
+        )
         raise InvalidCredentials
-    return user
-
-
-async def issue_token(*, session: AsyncSession, user: User) -> str:
-    token = new_token()
-    session.add(ApiToken(user_id=user.id, token_hash=token_digest(token)))
-    await session.flush()
-    return token
-
-
-async def user_for_token(*, session: AsyncSession, token: str) -> User | None:
-    return await session.scalar(
-        select(User).join(ApiToken).where(ApiToken.token_hash == token_digest(token))
-    )
+    if not user.active:
+        raise AccountDisabled
+    await throttle.record_success(session=session, username=username, client=client, now=now)
+    found = await session.get(User, user.id)
+    if found is None:  # deleted while the hash ran
+        raise InvalidCredentials
+    return found

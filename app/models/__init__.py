@@ -4,6 +4,7 @@ from app.models.attempt import QuestionAttempt
 from app.models.base import Base, utcnow
 from app.models.classroom import ClassAssignment, ClassMember, Classroom
 from app.models.content import Exercise, Lesson, Question, Track
+from app.models.login import LoginSession, LoginSuccess
 from app.models.submission import SolutionReveal, Submission, SubmissionRun
 from app.models.user import ApiToken, LoginFailure, User
 
@@ -16,6 +17,8 @@ __all__ = [
     "Exercise",
     "Lesson",
     "LoginFailure",
+    "LoginSession",
+    "LoginSuccess",
     "Question",
     "QuestionAttempt",
     "SolutionReveal",

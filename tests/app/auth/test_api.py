@@ -36,7 +36,7 @@ async def test_register_answers_201_with_the_user_and_a_working_token(client):
 @pytest.mark.parametrize("username", ["abc", "a" * 32, "a.b_c-9", "0123"])
 async def test_register_accepts_usernames_at_the_limits(client, username):
     response = await client.post(
-        "/api/auth/register", json={"username": username, "password": "12345678"}
+        "/api/auth/register", json={"username": username, "password": "tq7-wave"}
     )
     assert response.status_code == 201, response.text
     assert response.json()["user"]["username"] == username
