@@ -15,7 +15,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from app.auth import sessions, tokens
 from app.auth.security import tokens_match
 from app.db import Database, get_database
-from app.models import User, utcnow
+from app.models import Role, User, utcnow
 
 log = logging.getLogger("app")
 
@@ -73,7 +73,7 @@ class PageUser:
 
     id: int
     username: str
-    role: str
+    role: Role
     created_at: datetime
 
 
@@ -143,7 +143,7 @@ async def current_user(user: Annotated[User | None, Depends(optional_user)]) -> 
 
 
 async def current_teacher(user: Annotated[User, Depends(current_user)]) -> User:
-    if user.role != "teacher":
+    if user.role != Role.TEACHER:
         raise HTTPException(status.HTTP_403_FORBIDDEN, "Only teachers may do this.")
     return user
 

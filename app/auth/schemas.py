@@ -1,7 +1,7 @@
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Annotated, Literal
+from typing import Annotated
 
 from pydantic import (
     BaseModel,
@@ -14,6 +14,7 @@ from pydantic import (
 from pydantic_core import PydanticCustomError
 
 from app.auth import passwords
+from app.models import Role
 
 Username = Annotated[str, StringConstraints(min_length=3, max_length=32, pattern=r"^[a-z0-9_.-]+$")]
 Password = Annotated[str, Field(min_length=passwords.MIN_LENGTH, max_length=passwords.MAX_LENGTH)]
@@ -46,7 +47,7 @@ class UserOut(BaseModel):
 
     id: int
     username: str
-    role: Literal["student", "teacher"]
+    role: Role
 
 
 class Registered(BaseModel):

@@ -16,7 +16,7 @@ from app.auth.throttle import LoginLimits
 from app.auth.throttle import TooManyAttempts as TooManyAttempts
 from app.auth.tokens import issue_token as issue_token
 from app.db import Database
-from app.models import User, utcnow
+from app.models import Role, User, utcnow
 
 
 class UsernameTaken(Exception):
@@ -32,7 +32,7 @@ class AccountDisabled(Exception):
 
 
 async def create_user(
-    *, session: AsyncSession, username: str, password: str, role: str = "student"
+    *, session: AsyncSession, username: str, password: str, role: Role = Role.STUDENT
 ) -> User:
     existing = await session.scalar(select(User.id).where(User.username == username))
     if existing is not None:
@@ -57,7 +57,7 @@ async def set_password(*, session: AsyncSession, user: User, password: str) -> N
     await session.refresh(user)
 
 
-async def set_role(*, session: AsyncSession, user: User, role: str) -> None:
+async def set_role(*, session: AsyncSession, user: User, role: Role) -> None:
     if user.role == role:
         return
     user.role = role

@@ -15,7 +15,7 @@ from app.auth.dependencies import current_user
 from app.classes import service
 from app.errors import not_found
 from app.i18n import N_
-from app.models import Classroom, User
+from app.models import Classroom, Role, User
 
 # Ids beyond a 32-bit integer cannot exist; refusing them keeps PostgreSQL from erroring.
 MAX_ID = 2_147_483_647
@@ -28,12 +28,12 @@ STUDENTS_ONLY = N_("Only students can join classes.")
 
 
 def require_teacher(user: User) -> None:
-    if user.role != "teacher":
+    if user.role != Role.TEACHER:
         raise HTTPException(status.HTTP_403_FORBIDDEN, TEACHERS_ONLY)
 
 
 def require_student(user: User) -> None:
-    if user.role != "student":
+    if user.role != Role.STUDENT:
         raise HTTPException(status.HTTP_403_FORBIDDEN, STUDENTS_ONLY)
 
 

@@ -8,7 +8,7 @@ import json
 import re
 from typing import Any
 
-from app.models import Question
+from app.models import Question, RunVerdict
 from app.quizzes.kinds import AnswerView, AnyKind, UnknownKind, kind_of
 
 __all__ = ["AnswerView", "correct_answer", "describe", "describe_answer", "plain", "summarise"]
@@ -79,9 +79,9 @@ RUN_FAILURES = {
 def failure_label(run: dict[str, Any]) -> tuple[str, str] | None:
     """("output", the wrong output) or ("error", its type) for a run that did not pass."""
     verdict = run.get("verdict")
-    if verdict in (None, "passed"):
+    if verdict is None or verdict == RunVerdict.PASSED:
         return None
-    if verdict == "wrong_output":
+    if verdict == RunVerdict.WRONG_OUTPUT:
         output = str(run.get("stdout") or "").rstrip()
         if len(output) > 400:
             output = output[:400] + "\n…"

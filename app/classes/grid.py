@@ -34,7 +34,10 @@ from app.models import (
     Question,
     QuestionAttempt,
     Submission,
+    SubmissionMode,
+    SubmissionStatus,
     User,
+    Verdict,
     utcnow,
 )
 
@@ -181,14 +184,14 @@ async def cell_stats(
         select(
             Submission.user_id.label("user_id"),
             Exercise.lesson_slug.label("slug"),
-            func.max(case((Submission.verdict == "passed", 1), else_=0)).label("ok"),
+            func.max(case((Submission.verdict == Verdict.PASSED, 1), else_=0)).label("ok"),
             func.count().label("n"),
             func.max(Submission.created_at).label("last"),
         )
         .join(Exercise, Exercise.id == Submission.exercise_id)
         .where(students(Submission.user_id), ~Exercise.retired)
         .where(Exercise.lesson_slug.in_(slugs))
-        .where(Submission.mode == "grade", Submission.status == "done")
+        .where(Submission.mode == SubmissionMode.GRADE, Submission.status == SubmissionStatus.DONE)
         .group_by(Submission.user_id, Submission.exercise_id, Exercise.lesson_slug)
         .subquery()
     )

@@ -12,7 +12,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from app.classes import service
 from app.classes.grid import STATE_LABELS, STATE_SYMBOLS, state_of, student_cells
 from app.classes.service import StudentClass
-from app.models import User, utcnow
+from app.models import Role, User, utcnow
 
 
 @dataclass
@@ -66,7 +66,7 @@ async def home_section(*, session: AsyncSession, user: User | None) -> dict[str,
     if user is None:
         return None
     home: dict[str, Any] = {"now": utcnow(), "labels": STATE_LABELS, "symbols": STATE_SYMBOLS}
-    if user.role == "teacher":
+    if user.role == Role.TEACHER:
         teaching = await service.teacher_classes(session=session, teacher_id=user.id)
         return home | {"teaching": [s for s in teaching if not s.classroom.archived]}
     return home | {"classes": await student_home(session=session, user=user)}

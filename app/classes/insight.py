@@ -20,7 +20,15 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from app.classes.answers import failure_label, plain, summarise
 from app.classes.grid import Grid
 from app.classes.service import active_members
-from app.models import Exercise, Question, QuestionAttempt, Submission
+from app.models import (
+    Exercise,
+    Question,
+    QuestionAttempt,
+    Submission,
+    SubmissionMode,
+    SubmissionStatus,
+    Verdict,
+)
 
 TOP = 5
 
@@ -209,8 +217,8 @@ async def _exercise_items(
     graded = and_(
         Submission.user_id.in_(members),
         Submission.exercise_id.in_(list(items)),
-        Submission.mode == "grade",
-        Submission.status == "done",
+        Submission.mode == SubmissionMode.GRADE,
+        Submission.status == SubmissionStatus.DONE,
     )
     numbered = (
         select(
@@ -227,7 +235,7 @@ async def _exercise_items(
         .where(graded)
         .subquery()
     )
-    histogram = await session.execute(_histogram(numbered, numbered.c.verdict == "passed"))
+    histogram = await session.execute(_histogram(numbered, numbered.c.verdict == Verdict.PASSED))
     _count_histogram(items, histogram)
     return items
 
@@ -284,14 +292,14 @@ async def _code_failures(session: AsyncSession, class_id: int, items: dict[str, 
         select(Submission.user_id, Submission.exercise_id, Submission.verdict, Submission.runs)
         .where(Submission.user_id.in_(active_members(class_id)))
         .where(Submission.exercise_id.in_(list(items)))
-        .where(Submission.mode == "grade", Submission.status == "done")
+        .where(Submission.mode == SubmissionMode.GRADE, Submission.status == SubmissionStatus.DONE)
     )
     verdicts: dict[str, dict[str, set[int]]] = defaultdict(lambda: defaultdict(set))
     outputs: dict[str, dict[str, set[int]]] = defaultdict(lambda: defaultdict(set))
     errors: dict[str, dict[str, set[int]]] = defaultdict(lambda: defaultdict(set))
     for user_id, exercise_id, verdict, runs in rows:
         verdicts[exercise_id][verdict or "unknown"].add(user_id)
-        if verdict == "passed":
+        if verdict == Verdict.PASSED:
             continue
         for run in runs or []:
             failure = failure_label(run) if isinstance(run, dict) else None

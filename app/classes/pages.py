@@ -37,7 +37,7 @@ from app.classes.schemas import ClassName, InvalidDueDate, parse_due
 from app.db import SessionDep
 from app.errors import not_found
 from app.i18n import N_, gettext
-from app.models import Classroom, User, utcnow
+from app.models import Classroom, Role, User, utcnow
 from app.templating import render
 
 router = APIRouter(include_in_schema=False)
@@ -95,7 +95,7 @@ async def _classes_page(
         "now": utcnow(),
         **_state_context(),
     }
-    if user.role == "teacher":
+    if user.role == Role.TEACHER:
         context["teaching"] = await service.teacher_classes(session=session, teacher_id=user.id)
     else:
         context["classes"] = await student_home(session=session, user=user)

@@ -10,6 +10,7 @@ from pydantic import BaseModel, ConfigDict, Field, create_model, field_validator
 
 from app.quizzes.kinds import KINDS, AnyKind, QuestionSource, tagged_union
 from app.quizzes.kinds.base import ItemId
+from grader import Comparison, Limits
 
 Level = Literal["beginner", "intermediate", "advanced"]
 LEVEL_ORDER: dict[str, int] = {"beginner": 0, "intermediate": 1, "advanced": 2}
@@ -72,20 +73,29 @@ def questions_file() -> type[QuestionsFile]:
     return _questions_file(tuple(KINDS.values()))
 
 
-class ComparisonFile(Strict):
-    mode: Literal["exact", "whitespace", "numeric", "patterns"] = "whitespace"
-    rtol: float = Field(default=1e-5, ge=0)
-    atol: float = Field(default=1e-8, ge=0)
+class ComparisonFile(Strict, Comparison):
+    """An exercise's `comparison:`: the grader's `Comparison` as it is."""
 
 
-class LimitsFile(Strict):
-    wall_time_s: float = Field(default=10.0, gt=0, le=120)
-    cpu_time_s: float = Field(default=10.0, gt=0, le=120)
-    memory_mb: int = Field(default=1024, ge=64, le=16384)
-    processes: int = Field(default=32, ge=1, le=512)
-    file_size_mb: int = Field(default=16, ge=1, le=1024)
-    open_files: int = Field(default=128, ge=16, le=4096)
-    output_kb: int = Field(default=64, ge=1, le=1024)
+def _tightened(limit: str, *, gt: float | None = None, ge: float | None = None, le: float) -> Any:
+    """The grader's `Limits.<limit>` (its default) within the tighter bounds given."""
+    return Field(default=Limits.model_fields[limit].default, gt=gt, ge=ge, le=le)
+
+
+class LimitsFile(Strict, Limits):
+    """An exercise's `limits:`: the grader's `Limits`, tightened. The grader takes what an
+    operator may configure (up to 600 s); one exercise of a course shared by a class gets at
+    most 120 s of wall and CPU time, 16 GiB, 512 processes, 1 GiB files, 4096 open files
+    and 1 MiB of output, and no less than 64 MB and 16 open files (Python and torch need
+    them to start)."""
+
+    wall_time_s: float = _tightened("wall_time_s", gt=0, le=120)
+    cpu_time_s: float = _tightened("cpu_time_s", gt=0, le=120)
+    memory_mb: int = _tightened("memory_mb", ge=64, le=16384)
+    processes: int = _tightened("processes", ge=1, le=512)
+    file_size_mb: int = _tightened("file_size_mb", ge=1, le=1024)
+    open_files: int = _tightened("open_files", ge=16, le=4096)
+    output_kb: int = _tightened("output_kb", ge=1, le=1024)
 
 
 Device = Literal["cpu", "cuda", "rocm", "mps", "xpu"]

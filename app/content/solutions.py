@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 from app.config import Settings
 from app.content import variants
 from app.content.loader import Catalog, ContentError, ExerciseData, load_catalog
+from app.models import RunVerdict
 
 if TYPE_CHECKING:
     from grader import Grader, Job, Run
@@ -76,7 +77,7 @@ def _check_exercise(exercise: ExerciseData, grader: Grader) -> int:
         for hidden in run.hidden_runs:
             failures += _report(f"{exercise.id} [{hidden.variant}] on {run.device}", hidden)
     starter = grader.grade(_job(exercise, exercise.starter_code))
-    if starter.verdict == "passed":
+    if starter.verdict == RunVerdict.PASSED:
         failures += 1
         print(f"  FAILED  {exercise.id}: starter.py already passes")
     for variant in exercise.variants:
@@ -129,7 +130,7 @@ def _variant_output(exercise: ExerciseData, setup: str, grader: Grader, where: s
     run = grader.run(
         exercise.solution_code, "cpu", Limits.model_validate(exercise.limits), setup=setup
     )
-    if run.verdict != "passed":
+    if run.verdict != RunVerdict.PASSED:
         print(f"  FAILED  {where} on cpu: solution.py ends in {run.verdict} {run.detail or ''}")
         _print_lines(run.stderr.splitlines())
         return None
@@ -153,10 +154,10 @@ def _example_passes(exercise: ExerciseData, variant_expected: str) -> bool:
 
 
 def _report(where: str, run: Run) -> int:
-    if run.verdict == "not_graded":
+    if run.verdict == RunVerdict.NOT_GRADED:
         print(f"  skipped {where}: {run.detail}")
         return 0
-    if run.verdict == "passed":
+    if run.verdict == RunVerdict.PASSED:
         print(f"  passed  {where} ({run.duration_ms} ms)")
         return 0
     print(f"  FAILED  {where}: {run.verdict} {run.detail or ''}")

@@ -69,8 +69,6 @@ async def lesson_page(
             for exercise in detail.exercises
             if exercise.id in revealed_ids
         },
-        "pending": any(
-            s.status in ("queued", "running") for rows in history.values() for s in rows
-        ),
+        "pending": any(s.unfinished for rows in history.values() for s in rows),
     }
     return render(request, "lessons/lesson.html", context)

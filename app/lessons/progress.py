@@ -8,7 +8,15 @@ from sqlalchemy import Select, distinct, func, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.lessons.schemas import LessonProgress
-from app.models import Exercise, Lesson, Question, QuestionAttempt, Submission
+from app.models import (
+    Exercise,
+    Lesson,
+    Question,
+    QuestionAttempt,
+    Submission,
+    SubmissionMode,
+    Verdict,
+)
 
 
 async def _per_lesson(session: AsyncSession, query: Select[str, int]) -> Counter[str]:
@@ -38,8 +46,8 @@ async def lesson_progress(*, session: AsyncSession, user_id: int) -> list[Lesson
         live_exercises.join(Submission, Submission.exercise_id == Exercise.id)
         .where(
             Submission.user_id == user_id,
-            Submission.mode == "grade",
-            Submission.verdict == "passed",
+            Submission.mode == SubmissionMode.GRADE,
+            Submission.verdict == Verdict.PASSED,
         )
         .group_by(Exercise.lesson_slug),
     )

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from app.i18n import N_, gettext
+from app.models import RunVerdict
 from app.submissions import jobs
 from grader import LineMatcher
 
@@ -38,7 +39,7 @@ def hidden_checks(runs: list[dict[str, Any]]) -> dict[str, Any] | None:
     checks = jobs.hidden_checks(runs)
     if checks is not None:
         checks["example_passed"] = all(
-            run.get("verdict") in ("passed", "not_graded") for run in runs
+            run.get("verdict") in (RunVerdict.PASSED, RunVerdict.NOT_GRADED) for run in runs
         )
     return checks
 

@@ -5,6 +5,14 @@ from app.models.base import Base, utcnow
 from app.models.classroom import ClassAssignment, ClassMember, Classroom
 from app.models.content import Exercise, Lesson, Question, Track
 from app.models.login import LoginSession, LoginSuccess
+from app.models.states import (
+    RevealReason,
+    Role,
+    RunVerdict,
+    SubmissionMode,
+    SubmissionStatus,
+    Verdict,
+)
 from app.models.submission import SolutionReveal, Submission, SubmissionRun
 from app.models.user import ApiToken, LoginFailure, User
 
@@ -21,10 +29,16 @@ __all__ = [
     "LoginSuccess",
     "Question",
     "QuestionAttempt",
+    "RevealReason",
+    "Role",
+    "RunVerdict",
     "SolutionReveal",
     "Submission",
+    "SubmissionMode",
     "SubmissionRun",
+    "SubmissionStatus",
     "Track",
     "User",
+    "Verdict",
     "utcnow",
 ]

@@ -1,9 +1,10 @@
 from __future__ import annotations
 
 from datetime import UTC, datetime
+from enum import StrEnum
 from typing import Any, ClassVar
 
-from sqlalchemy import DateTime, MetaData, TypeDecorator
+from sqlalchemy import DateTime, Enum, MetaData, TypeDecorator
 from sqlalchemy.engine import Dialect
 from sqlalchemy.orm import DeclarativeBase
 
@@ -39,6 +40,20 @@ class UTCDateTime(TypeDecorator[datetime]):
         if value.tzinfo is None:
             return value.replace(tzinfo=UTC)
         return value.astimezone(UTC)
+
+
+def state_column_type(states: type[StrEnum], length: int) -> Enum:
+    """A column of one of app/models/states.py's enums: stored as the member's value in a plain
+    VARCHAR(length) (no database enum, no CHECK: the schema stays as the migrations made it),
+    read back as the member."""
+    return Enum(
+        states,
+        native_enum=False,
+        create_constraint=False,
+        length=length,
+        values_callable=lambda members: [member.value for member in members],
+        validate_strings=True,
+    )
 
 
 class Base(DeclarativeBase):

@@ -15,9 +15,8 @@ from sqlalchemy import (
 )
 from sqlalchemy.orm import Mapped, mapped_column
 
-from app.models.base import Base, utcnow
-
-STATUSES = ("queued", "running", "done", "error")
+from app.models.base import Base, state_column_type, utcnow
+from app.models.states import RevealReason, SubmissionMode, SubmissionStatus, Verdict
 
 
 class Submission(Base):
@@ -35,10 +34,13 @@ class Submission(Base):
     user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"))
     exercise_id: Mapped[str] = mapped_column(ForeignKey("exercises.id"), index=True)
     code: Mapped[str] = mapped_column(Text)
-    # "grade" counts towards progress; "run" is a try-out on CPU that is never graded.
-    mode: Mapped[str] = mapped_column(String(8), default="grade")
-    status: Mapped[str] = mapped_column(String(16), default="queued")
-    verdict: Mapped[str | None] = mapped_column(String(32), default=None)
+    mode: Mapped[SubmissionMode] = mapped_column(
+        state_column_type(SubmissionMode, 8), default=SubmissionMode.GRADE
+    )
+    status: Mapped[SubmissionStatus] = mapped_column(
+        state_column_type(SubmissionStatus, 16), default=SubmissionStatus.QUEUED
+    )
+    verdict: Mapped[Verdict | None] = mapped_column(state_column_type(Verdict, 32), default=None)
     # The devices this submission is graded on, fixed when it is made.
     devices: Mapped[list[str]] = mapped_column(JSON, default=list)
     # The finished runs, copied here from SubmissionRun once every device has one.
@@ -56,6 +58,11 @@ class Submission(Base):
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
     started_at: Mapped[datetime | None] = mapped_column(default=None)
     finished_at: Mapped[datetime | None] = mapped_column(default=None)
+
+    @property
+    def unfinished(self) -> bool:
+        """Still queued or running (templates ask this: they cannot see the enum)."""
+        return self.status in SubmissionStatus.UNFINISHED
 
 
 class SubmissionRun(Base):
@@ -83,5 +90,5 @@ class SolutionReveal(Base):
     id: Mapped[int] = mapped_column(primary_key=True)
     user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"))
     exercise_id: Mapped[str] = mapped_column(ForeignKey("exercises.id"), index=True)
-    reason: Mapped[str] = mapped_column(String(16))  # "passed" or "gave_up"
+    reason: Mapped[RevealReason] = mapped_column(state_column_type(RevealReason, 16))
     created_at: Mapped[datetime] = mapped_column(default=utcnow)

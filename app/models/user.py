@@ -1,14 +1,12 @@
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Literal
 
 from sqlalchemy import BigInteger, ForeignKey, Index, String
 from sqlalchemy.orm import Mapped, mapped_column
 
-from app.models.base import Base, utcnow
-
-Role = Literal["student", "teacher"]
+from app.models.base import Base, state_column_type, utcnow
+from app.models.states import Role
 
 
 class User(Base):
@@ -17,7 +15,7 @@ class User(Base):
     id: Mapped[int] = mapped_column(primary_key=True)
     username: Mapped[str] = mapped_column(String(32), unique=True)
     password_hash: Mapped[str] = mapped_column(String(255))
-    role: Mapped[str] = mapped_column(String(16), default="student")
+    role: Mapped[Role] = mapped_column(state_column_type(Role, 16), default=Role.STUDENT)
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
     # Bytes this user's submissions keep stored (code, and each run's stdout, stderr and
     # diff), kept up to date in the transactions that store or cut them, so /metrics

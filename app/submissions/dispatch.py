@@ -19,14 +19,13 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.db import Database
 from app.metrics import MeasuredQueue
-from app.models import Exercise, Submission
+from app.models import Exercise, Submission, SubmissionMode, SubmissionStatus
 from app.submissions import fairness, service
 
 if TYPE_CHECKING:
     from grader import Job, Limits, Result, Run
 
 log = logging.getLogger(__name__)
-FINISHED = ("done", "error")
 GRADING_FAILED = "Grading failed inside the platform; this does not count against you."
 
 
@@ -188,7 +187,7 @@ class EmbeddedGrading:
                     # Content only changes at start-up, so a process may keep what it read.
                     self._exercises[exercise.id] = exercise
                 job = job_for(submission, exercise)
-                trying_out = submission.mode == "run"
+                trying_out = submission.mode == SubmissionMode.RUN
             if trying_out:
                 runs = [
                     await asyncio.to_thread(self.grader.run, job.code, "cpu", job.limits, job.setup)
@@ -206,7 +205,9 @@ class EmbeddedGrading:
                     runs=[run.model_dump() for run in runs],
                 )
                 if outcome != "retry":
-                    finished = submission if submission.status in FINISHED else None
+                    finished = (
+                        submission if submission.status in SubmissionStatus.FINISHED else None
+                    )
                     released = await self._release_after(session, submission_id)
             if outcome != "retry":
                 break

@@ -22,7 +22,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.config import Settings
 from app.db import Database
-from app.models import Exercise, Submission
+from app.models import Exercise, Submission, SubmissionMode, SubmissionStatus
 from app.submissions import fairness, service
 from app.submissions.dispatch import Notifier
 from app.submissions.jobs import job_for
@@ -199,11 +199,11 @@ class DistributedGrading:
                 exercise = await session.get_one(Exercise, submission.exercise_id)
                 job = job_for(submission, exercise)
                 delivery = submission.attempts
-                grade = submission.mode == "grade"
+                grade = submission.mode == SubmissionMode.GRADE
             status = submission.status
-            if status in ("done", "error") or finished:
+            if status in SubmissionStatus.FINISHED or finished:
                 released = await self._release_after(session, submission_id)
-        if status in ("done", "error") or finished:
+        if status in SubmissionStatus.FINISHED or finished:
             self.notifier.finished(submission_id)
         for device in send:
             request = RunRequest(job=job, device=device, delivery=delivery, grade=grade)
@@ -277,7 +277,7 @@ class DistributedGrading:
             status = submission.status
             done = await service.recorded_devices(session=session, submission_id=submission_id)
             missing = [d for d in submission.devices if d not in done]
-        if status == "queued" and await self._still_in_queue(submission_id, missing):
+        if status == SubmissionStatus.QUEUED and await self._still_in_queue(submission_id, missing):
             live = await self.workers()
             # Waiting is worth it only while someone will take each of its messages.
             if all(self._served(device, live) for device in missing):

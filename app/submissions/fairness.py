@@ -25,9 +25,7 @@ from sqlalchemy import ColumnElement, and_, case, func, or_, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.orm import aliased
 
-from app.models import Submission, User, utcnow
-
-UNFINISHED = ("queued", "running")
+from app.models import Submission, SubmissionStatus, User, utcnow
 
 
 @dataclass(frozen=True)
@@ -41,11 +39,11 @@ class Place:
 
 
 def in_flight(row: Any = Submission) -> ColumnElement[bool]:
-    return row.status.in_(UNFINISHED) & row.dispatched_at.is_not(None)
+    return row.status.in_(SubmissionStatus.UNFINISHED) & row.dispatched_at.is_not(None)
 
 
 def waiting(row: Any = Submission) -> ColumnElement[bool]:
-    return (row.status == "queued") & row.dispatched_at.is_(None)
+    return (row.status == SubmissionStatus.QUEUED) & row.dispatched_at.is_(None)
 
 
 async def lock_student(*, session: AsyncSession, user_id: int | ColumnElement[Any]) -> None:
@@ -63,7 +61,7 @@ def dispatched_if_room(*, user_id: int, limit: int, now: datetime) -> ColumnElem
     unfinished = (
         select(func.count())
         .select_from(own)
-        .where(own.user_id == user_id, own.status.in_(UNFINISHED))
+        .where(own.user_id == user_id, own.status.in_(SubmissionStatus.UNFINISHED))
         .scalar_subquery()
     )
     return case((unfinished < limit, now), else_=None)
@@ -111,13 +109,13 @@ def in_turns(rows: list[tuple[int, int]]) -> list[int]:
 
 async def place_of(*, session: AsyncSession, submission: Submission) -> Place:
     """Where the submission stands; no query once it has left the queue."""
-    if submission.status != "queued":
+    if submission.status != SubmissionStatus.QUEUED:
         return Place()
     if submission.dispatched_at is None:
         ahead = await session.scalar(
             select(func.count()).where(
                 Submission.user_id == submission.user_id,
-                Submission.status.in_(UNFINISHED),
+                Submission.status.in_(SubmissionStatus.UNFINISHED),
                 Submission.id < submission.id,
             )
         )
@@ -125,7 +123,7 @@ async def place_of(*, session: AsyncSession, submission: Submission) -> Place:
     # The graders' line is in the order submissions were handed to them.
     ahead = await session.scalar(
         select(func.count()).where(
-            Submission.status == "queued",
+            Submission.status == SubmissionStatus.QUEUED,
             Submission.dispatched_at.is_not(None),
             or_(
                 Submission.dispatched_at < submission.dispatched_at,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from app.models import Exercise, Submission
+from app.models import Exercise, RunVerdict, Submission, SubmissionMode
 from grader import Comparison, Job, Limits, Result, Run, Variant
 
 
@@ -19,7 +19,7 @@ def job_for(submission: Submission, exercise: Exercise) -> Job:
         setup=exercise.setup or None,
         # A try-out is never compared: its job carries no hidden check to leak or to run.
         variants=[]
-        if submission.mode == "run"
+        if submission.mode == SubmissionMode.RUN
         else [Variant.model_validate(v) for v in exercise.variants or []],
     )
 
@@ -37,7 +37,7 @@ def hidden_checks(runs: list[dict[str, Any]]) -> dict[str, Any] | None:
     for run in runs:
         for hidden in run.get("hidden_runs") or []:
             name = hidden.get("variant") or ""
-            passed[name] = passed.get(name, True) and hidden.get("verdict") == "passed"
+            passed[name] = passed.get(name, True) and hidden.get("verdict") == RunVerdict.PASSED
     if not passed:
         return None
     failed = [name for name, ok in passed.items() if not ok]

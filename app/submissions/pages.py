@@ -10,7 +10,7 @@ from fastapi.responses import RedirectResponse, Response
 from app.auth.dependencies import OptionalUser
 from app.db import SessionDep
 from app.lessons.service import get_exercise
-from app.models import User
+from app.models import SubmissionMode, User
 from app.submissions import service
 from app.submissions.router import accept_submission
 
@@ -25,7 +25,7 @@ async def _form_submission(
     session: SessionDep,
     user: User | None,
     code: str,
-    mode: str,
+    mode: SubmissionMode,
 ) -> Response:
     exercise = await get_exercise(session=session, exercise_id=exercise_id)
     if exercise is None:
@@ -68,7 +68,7 @@ async def submit_form(
         session=session,
         user=user,
         code=code,
-        mode="grade",
+        mode=SubmissionMode.GRADE,
     )
 
 
@@ -88,7 +88,7 @@ async def run_form(
         session=session,
         user=user,
         code=code,
-        mode="run",
+        mode=SubmissionMode.RUN,
     )
 
 

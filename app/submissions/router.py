@@ -8,7 +8,7 @@ from app.auth.dependencies import CurrentUser
 from app.db import SessionDep, get_database
 from app.errors import not_found, too_large, too_many
 from app.lessons.service import get_exercise
-from app.models import Submission
+from app.models import RevealReason, Submission, SubmissionMode, SubmissionStatus
 from app.submissions import fairness, paging, service, storage
 from app.submissions.fairness import Place
 from app.submissions.grading import GradingBackend
@@ -25,7 +25,6 @@ Wait = Annotated[
         description="Seconds to hold the answer until the submission is finished.",
     ),
 ]
-FINISHED = ("done", "error")
 
 
 def submission_out(
@@ -75,7 +74,7 @@ async def accept_submission(
     user_id: int,
     exercise_id: str,
     code: str,
-    mode: str = "grade",
+    mode: SubmissionMode = SubmissionMode.GRADE,
 ) -> Accepted:
     """Shared by the API and the HTML form: checks, stores queued, and with `background`
     hands it to the graders once the unit of work has committed (without, the caller
@@ -92,9 +91,10 @@ async def accept_submission(
         admission = await service.admission_counts(
             session=reader, user_id=user_id, mode=mode, seconds=60
         )
-    allowed = settings.runs_per_minute if mode == "run" else settings.submissions_per_minute
+    trying_out = mode == SubmissionMode.RUN
+    allowed = settings.runs_per_minute if trying_out else settings.submissions_per_minute
     if admission.recent >= allowed:
-        what = "runs" if mode == "run" else "submissions"
+        what = "runs" if trying_out else "submissions"
         raise too_many(f"At most {allowed} {what} a minute; wait a little.", 30)
     if admission.queued >= settings.grader_queue_limit:
         raise too_many("The grading queue is full; try again in a few seconds.", 5)
@@ -148,7 +148,7 @@ async def answer_submitted(
     )
     if latest is None:
         return submission_out(submission, place=place)
-    if latest.status in FINISHED:
+    if latest.status in SubmissionStatus.FINISHED:
         response.status_code = status.HTTP_200_OK
         return submission_out(latest)
     async with database.sessionmaker() as reader:
@@ -207,7 +207,7 @@ async def get_submission(
     )
     if submission is None:
         raise not_found("Submission")
-    if wait > 0 and submission.status in ("queued", "running"):
+    if wait > 0 and submission.status in SubmissionStatus.UNFINISHED:
         # A long poll must not hold a pooled connection: end this read-only transaction
         # now; the wait looks with short sessions of its own.
         await session.close()
@@ -274,7 +274,7 @@ async def run(
         user_id=user.id,
         exercise_id=exercise_id,
         code=body.code,
-        mode="run",
+        mode=SubmissionMode.RUN,
     )
     return await answer_submitted(
         request=request, response=response, session=session, accepted=accepted, wait=wait
@@ -290,7 +290,7 @@ async def give_up(exercise_id: str, user: CurrentUser, session: SessionDep) -> S
     reason = await service.solution_reason(
         session=session, user_id=user.id, exercise_id=exercise_id
     )
-    return SolutionOut(solution_code=exercise.solution_code, reason=reason or "gave_up")
+    return SolutionOut(solution_code=exercise.solution_code, reason=reason or RevealReason.GAVE_UP)
 
 
 @router.get(

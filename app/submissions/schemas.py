@@ -1,14 +1,12 @@
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
+from pydantic.json_schema import SkipJsonSchema
 
-Status = Literal["queued", "running", "done", "error"]
-Verdict = Literal[
-    "passed", "wrong_output", "runtime_error", "timeout", "memory_limit", "output_limit"
-]
+from app.models import RevealReason, SubmissionMode, SubmissionStatus, Verdict
+from grader import Run
 
 
 class SubmissionIn(BaseModel):
@@ -17,16 +15,13 @@ class SubmissionIn(BaseModel):
     code: str
 
 
-class RunOut(BaseModel):
-    device: str
-    verdict: str
-    stdout: str
-    stderr: str
-    exit_code: int | None
-    duration_ms: int
-    diff: str
-    hint: str | None = None
-    detail: str | None = None
+class RunOut(Run):
+    """One device's run as the grader reported it (`grader.Run`, the grader's contract), less
+    what never leaves the platform."""
+
+    # Hidden checks are summed up in `hidden_checks`; a variant's name is for teachers only.
+    variant: SkipJsonSchema[str | None] = Field(default=None, exclude=True)
+    hidden_runs: SkipJsonSchema[list[Run]] = Field(default_factory=list, exclude=True)
     truncated: bool = Field(
         default=False,
         description="stdout, stderr or diff here keep only their first and last KiB, around"
@@ -48,13 +43,13 @@ class HiddenChecksOut(BaseModel):
 class SubmissionOut(BaseModel):
     id: int
     exercise_id: str
-    status: Status
+    status: SubmissionStatus
     verdict: Verdict | None
     runs: list[RunOut]
     created_at: datetime
     finished_at: datetime | None
     detail: str | None = None
-    mode: Literal["grade", "run"] = "grade"
+    mode: SubmissionMode = SubmissionMode.GRADE
     position: int | None = Field(
         default=None,
         description="Place in the graders' line while queued there (1 is next); null while it"
@@ -82,4 +77,4 @@ class SubmissionOut(BaseModel):
 
 class SolutionOut(BaseModel):
     solution_code: str
-    reason: Literal["passed", "gave_up"]
+    reason: RevealReason

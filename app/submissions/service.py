@@ -12,7 +12,18 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.orm.attributes import set_committed_value
 
 from app import metrics
-from app.models import Exercise, SolutionReveal, Submission, SubmissionRun, utcnow
+from app.models import (
+    Exercise,
+    RevealReason,
+    RunVerdict,
+    SolutionReveal,
+    Submission,
+    SubmissionMode,
+    SubmissionRun,
+    SubmissionStatus,
+    Verdict,
+    utcnow,
+)
 from app.submissions import fairness, storage
 
 MAX_ATTEMPTS = 2  # a platform fault is retried once, then reported as `error`
@@ -24,13 +35,13 @@ async def create_submission(
     user_id: int,
     exercise: Exercise,
     code: str,
-    mode: str = "grade",
+    mode: SubmissionMode = SubmissionMode.GRADE,
     in_flight_limit: int = 1,
 ) -> Submission:
     """Stored `queued`; handed to the graders at once (`dispatched_at`) only if the student
     has fewer than `in_flight_limit` unfinished submissions, else it waits its turn
     (app/submissions/fairness.py)."""
-    devices = ["cpu"] if mode == "run" else list(exercise.devices)
+    devices = ["cpu"] if mode == SubmissionMode.RUN else list(exercise.devices)
     now = utcnow()
     await fairness.lock_student(session=session, user_id=user_id)
     submission = (
@@ -89,11 +100,14 @@ async def claim(*, session: AsyncSession, submission_id: int, lease_s: float) ->
         .where(
             Submission.id == submission_id,
             Submission.dispatched_at.is_not(None),
-            (Submission.status == "queued")
-            | ((Submission.status == "running") & (Submission.lease_expires_at < now)),
+            (Submission.status == SubmissionStatus.QUEUED)
+            | (
+                (Submission.status == SubmissionStatus.RUNNING)
+                & (Submission.lease_expires_at < now)
+            ),
         )
         .values(
-            status="running",
+            status=SubmissionStatus.RUNNING,
             attempts=Submission.attempts + 1,
             started_at=now,
             lease_expires_at=now + timedelta(seconds=lease_s),
@@ -119,11 +133,12 @@ async def record_runs(
     submission = await session.get(
         Submission, submission_id, populate_existing=True, with_for_update=True
     )
-    if submission is None or submission.status in ("done", "error"):
+    if submission is None or submission.status in SubmissionStatus.FINISHED:
         return "duplicate"
-    if any(run["verdict"] == "error" for run in runs) and submission.attempts < MAX_ATTEMPTS:
-        submission.detail = next(r.get("detail") for r in runs if r["verdict"] == "error")
-        submission.status = "queued"
+    faults = [run for run in runs if run["verdict"] == RunVerdict.ERROR]
+    if faults and submission.attempts < MAX_ATTEMPTS:
+        submission.detail = faults[0].get("detail")
+        submission.status = SubmissionStatus.QUEUED
         submission.lease_expires_at = None
         await session.flush()
         return "retry"
@@ -180,7 +195,7 @@ async def _finish_if_complete(
     finished_at = utcnow()
     finished = await session.execute(
         update(Submission)
-        .where(Submission.id == submission.id, Submission.status.in_(("queued", "running")))
+        .where(Submission.id == submission.id, Submission.status.in_(SubmissionStatus.UNFINISHED))
         .values(
             status=outcome["status"],
             verdict=outcome["verdict"],
@@ -227,15 +242,19 @@ async def fail(*, session: AsyncSession, submission_id: int, detail: str) -> boo
     """End an unfinished submission as a platform error (never counted against the student)."""
     mode = await session.scalar(
         update(Submission)
-        .where(Submission.id == submission_id, Submission.status.in_(("queued", "running")))
+        .where(Submission.id == submission_id, Submission.status.in_(SubmissionStatus.UNFINISHED))
         .values(
-            status="error", verdict=None, detail=detail, finished_at=utcnow(), lease_expires_at=None
+            status=SubmissionStatus.ERROR,
+            verdict=None,
+            detail=detail,
+            finished_at=utcnow(),
+            lease_expires_at=None,
         )
         .returning(Submission.mode)
     )
     if mode is None:
         return False
-    metrics.submission_finished(session, mode=mode, status="error", verdict=None)
+    metrics.submission_finished(session, mode=mode, status=SubmissionStatus.ERROR, verdict=None)
     return True
 
 
@@ -254,7 +273,7 @@ class Admission(NamedTuple):
 
 
 async def admission_counts(
-    *, session: AsyncSession, user_id: int, mode: str, seconds: int
+    *, session: AsyncSession, user_id: int, mode: SubmissionMode, seconds: int
 ) -> Admission:
     """What admitting one more submission depends on, in one round trip: this runs on every
     submission."""
@@ -268,15 +287,17 @@ async def admission_counts(
         )
         .scalar_subquery()
     )
-    queued = select(func.count()).where(Submission.status == "queued").scalar_subquery()
+    queued = (
+        select(func.count()).where(Submission.status == SubmissionStatus.QUEUED).scalar_subquery()
+    )
     in_line = (
         select(func.count())
-        .where(Submission.status == "queued", Submission.dispatched_at.is_not(None))
+        .where(Submission.status == SubmissionStatus.QUEUED, Submission.dispatched_at.is_not(None))
         .scalar_subquery()
     )
     own = (
         select(func.count())
-        .where(Submission.user_id == user_id, Submission.status.in_(fairness.UNFINISHED))
+        .where(Submission.user_id == user_id, Submission.status.in_(SubmissionStatus.UNFINISHED))
         .scalar_subquery()
     )
     row = (await session.execute(select(recent, queued, in_line, own))).one()
@@ -287,9 +308,9 @@ async def mark_started(*, session: AsyncSession, submission_id: int, lease_s: fl
     now = utcnow()
     started = await session.execute(
         update(Submission)
-        .where(Submission.id == submission_id, Submission.status.in_(("queued", "running")))
+        .where(Submission.id == submission_id, Submission.status.in_(SubmissionStatus.UNFINISHED))
         .values(
-            status="running",
+            status=SubmissionStatus.RUNNING,
             started_at=func.coalesce(Submission.started_at, now),
             lease_expires_at=now + timedelta(seconds=lease_s),
         )
@@ -337,13 +358,14 @@ async def take_for_delivery(
     if only_if_expired:
         condition &= _lease_ran_out(now)
         increment = case(
-            ((Submission.status == "running") | (Submission.attempts == 0), 1), else_=0
+            ((Submission.status == SubmissionStatus.RUNNING) | (Submission.attempts == 0), 1),
+            else_=0,
         )
     taken = await session.scalars(
         update(Submission)
         .where(Submission.id == submission_id, condition)
         .values(
-            status="queued",
+            status=SubmissionStatus.QUEUED,
             attempts=Submission.attempts + increment,
             lease_expires_at=now + timedelta(seconds=lease_s),
         )
@@ -360,7 +382,7 @@ async def extend_queued_lease(*, session: AsyncSession, submission_id: int, leas
         update(Submission)
         .where(
             Submission.id == submission_id,
-            Submission.status == "queued",
+            Submission.status == SubmissionStatus.QUEUED,
             _lease_ran_out(now),
         )
         .values(lease_expires_at=now + timedelta(seconds=lease_s))
@@ -368,20 +390,22 @@ async def extend_queued_lease(*, session: AsyncSession, submission_id: int, leas
     return getattr(extended, "rowcount", 0) == 1
 
 
-async def solution_reason(*, session: AsyncSession, user_id: int, exercise_id: str) -> str | None:
-    """Why the student may see the sample solution ("passed", "gave_up"), or None."""
+async def solution_reason(
+    *, session: AsyncSession, user_id: int, exercise_id: str
+) -> RevealReason | None:
+    """Why the student may see the sample solution, or None."""
     passed = await session.scalar(
         select(Submission.id)
         .where(
             Submission.user_id == user_id,
             Submission.exercise_id == exercise_id,
-            Submission.mode == "grade",
-            Submission.verdict == "passed",
+            Submission.mode == SubmissionMode.GRADE,
+            Submission.verdict == Verdict.PASSED,
         )
         .limit(1)
     )
     if passed is not None:
-        return "passed"
+        return RevealReason.PASSED
     return await session.scalar(
         select(SolutionReveal.reason).where(
             SolutionReveal.user_id == user_id, SolutionReveal.exercise_id == exercise_id
@@ -392,7 +416,7 @@ async def solution_reason(*, session: AsyncSession, user_id: int, exercise_id: s
 async def give_up(*, session: AsyncSession, user_id: int, exercise_id: str) -> None:
     """Record that the student chose to see the solution; giving up twice is harmless."""
     statement = _insert_for(session)(SolutionReveal).values(
-        user_id=user_id, exercise_id=exercise_id, reason="gave_up", created_at=utcnow()
+        user_id=user_id, exercise_id=exercise_id, reason=RevealReason.GAVE_UP, created_at=utcnow()
     )
     await session.execute(
         statement.on_conflict_do_nothing(index_elements=["user_id", "exercise_id"])
@@ -401,10 +425,10 @@ async def give_up(*, session: AsyncSession, user_id: int, exercise_id: str) -> N
 
 async def revealed(
     *, session: AsyncSession, user_id: int, exercise_ids: list[str]
-) -> dict[str, str]:
+) -> dict[str, RevealReason]:
     """exercise id -> reason, for the exercises whose solution this student may see
     (two queries, whatever the number of exercises)."""
-    reasons: dict[str, str] = dict(
+    reasons: dict[str, RevealReason] = dict(
         (
             await session.execute(
                 select(SolutionReveal.exercise_id, SolutionReveal.reason).where(
@@ -420,9 +444,9 @@ async def revealed(
         .where(
             Submission.user_id == user_id,
             Submission.exercise_id.in_(exercise_ids),
-            Submission.mode == "grade",
-            Submission.verdict == "passed",
+            Submission.mode == SubmissionMode.GRADE,
+            Submission.verdict == Verdict.PASSED,
         )
     )
-    reasons.update({exercise_id: "passed" for exercise_id in passed})
+    reasons.update({exercise_id: RevealReason.PASSED for exercise_id in passed})
     return reasons

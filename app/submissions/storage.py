@@ -22,14 +22,13 @@ from typing import Any
 from sqlalchemy import case, func, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from app.models import Submission, SubmissionRun, User
+from app.models import Submission, SubmissionMode, SubmissionRun, SubmissionStatus, User, Verdict
 
 KEEP_BYTES = 2048  # of each output of an older attempt: its first and its last KiB
 OUTPUT_FIELDS = ("stdout", "stderr", "diff")
 # A cut text is at most KEEP_BYTES plus its marker line; anything that short is left alone,
 # so cutting twice changes nothing.
 _MARKER_ROOM = 64
-FINISHED = ("done", "error")
 
 
 def utf8_len(text: str) -> int:
@@ -102,15 +101,15 @@ async def compact(*, session: AsyncSession, user_id: int, exercise_id: str) -> i
     mine = (
         (Submission.user_id == user_id)
         & (Submission.exercise_id == exercise_id)
-        & Submission.status.in_(FINISHED)
+        & Submission.status.in_(SubmissionStatus.FINISHED)
     )
-    graded = Submission.mode == "grade"
+    graded = Submission.mode == SubmissionMode.GRADE
     keepers = (
         await session.execute(
             select(
                 func.max(case((graded, Submission.id))),
-                func.max(case((graded & (Submission.verdict == "passed"), Submission.id))),
-                func.max(case((Submission.mode == "run", Submission.id))),
+                func.max(case((graded & (Submission.verdict == Verdict.PASSED), Submission.id))),
+                func.max(case((Submission.mode == SubmissionMode.RUN, Submission.id))),
             ).where(mine)
         )
     ).one()

@@ -7,7 +7,7 @@ import contextlib
 import time
 
 from app.db import Database
-from app.models import Submission
+from app.models import Submission, SubmissionStatus
 from app.submissions.dispatch import Finished, Notifier
 
 POLL_S = 0.25
@@ -35,7 +35,11 @@ async def wait_for_submission(
             async with database.sessionmaker() as session:
                 submission = await session.get(Submission, submission_id)
             remaining = deadline - time.monotonic()
-            if submission is None or submission.status in ("done", "error") or remaining <= 0:
+            if (
+                submission is None
+                or submission.status in SubmissionStatus.FINISHED
+                or remaining <= 0
+            ):
                 return submission
         looked = False
         remaining = deadline - time.monotonic()
