@@ -16,6 +16,7 @@ from app.auth.dependencies import CSRF_FIELD, csrf_token
 from app.config import REPO_ROOT
 from app.i18n import N_
 from app.lessons import workbench
+from app.submissions import diff
 
 env = jinja2.Environment(
     loader=jinja2.FileSystemLoader(REPO_ROOT / "app" / "templates"),
@@ -41,8 +42,7 @@ env.filters["when"] = i18n.format_when
 # Translate a message made elsewhere (an error's detail); unknown messages stay as they are.
 env.filters["t"] = i18n.gettext
 env.globals["verdict_label"] = workbench.verdict_label
-env.globals["expected_on"] = workbench.expected_on
-env.globals["side_by_side"] = workbench.side_by_side
+env.globals["comparison_rows"] = diff.rows_for
 env.globals["trim_lines"] = workbench.trim_lines
 env.globals["hidden_checks"] = workbench.hidden_checks
 

@@ -4,84 +4,12 @@ import { el } from "./dom.js";
 import { t } from "./i18n.js";
 
 export const STDERR_LINES = 30;
-const MAX_COMPARED_LINES = 400;
 
 export function verdictLabel(verdict) {
   if (!verdict) return "";
   const key = `verdict_${verdict}`;
   const text = t(key);
   return text === key ? verdict.replace(/_/g, " ") : text;
-}
-
-/** The expected output on `device`, its placeholders filled in as the grader does. */
-export function expectedOn(expected, device) {
-  const type = device.split(":")[0];
-  const name = type === "cpu" ? "cpu" : device.includes(":") ? device : `${type}:0`;
-  return expected.replaceAll("{device}", name).replaceAll("{device_type}", type);
-}
-
-function lines(text) {
-  const all = (text ?? "").replace(/\r\n?/g, "\n").split("\n");
-  while (all.length && !all[all.length - 1].trim()) all.pop();
-  return all.slice(0, MAX_COMPARED_LINES);
-}
-
-/**
- * Rows pairing expected with actual lines (a longest-common-subsequence alignment): equal
- * lines face each other; differing runs face each other, the longer side facing gaps.
- * Each side: {number, text, differs} or null for a gap.
- */
-export function sideBySide(expected, actual) {
-  const a = lines(expected);
-  const b = lines(actual);
-  // Each distinct line becomes a small number, so that no comparison below costs more than
-  // one step however long the lines: at most 400 × 400 steps in all.
-  const ids = new Map();
-  const id = (line) => {
-    if (!ids.has(line)) ids.set(line, ids.size);
-    return ids.get(line);
-  };
-  const x = a.map(id);
-  const y = b.map(id);
-  const n = a.length;
-  const m = b.length;
-  const lcs = Array.from({ length: n + 1 }, () => new Uint16Array(m + 1));
-  for (let i = n - 1; i >= 0; i--) {
-    for (let j = m - 1; j >= 0; j--) {
-      lcs[i][j] = x[i] === y[j] ? lcs[i + 1][j + 1] + 1 : Math.max(lcs[i + 1][j], lcs[i][j + 1]);
-    }
-  }
-  const rows = [];
-  let i = 0;
-  let j = 0;
-  let left = [];
-  let right = [];
-  const flush = () => {
-    for (let k = 0; k < Math.max(left.length, right.length); k++) {
-      rows.push({ expected: left[k] ?? null, actual: right[k] ?? null });
-    }
-    left = [];
-    right = [];
-  };
-  while (i < n || j < m) {
-    if (i < n && j < m && x[i] === y[j]) {
-      flush();
-      rows.push({
-        expected: { number: i + 1, text: a[i], differs: false },
-        actual: { number: j + 1, text: b[j], differs: false },
-      });
-      i++;
-      j++;
-    } else if (j >= m || (i < n && lcs[i + 1][j] >= lcs[i][j + 1])) {
-      left.push({ number: i + 1, text: a[i], differs: true });
-      i++;
-    } else {
-      right.push({ number: j + 1, text: b[j], differs: true });
-      j++;
-    }
-  }
-  flush();
-  return rows;
 }
 
 export function trimLines(text, keep = STDERR_LINES) {
@@ -94,7 +22,7 @@ export function trimLines(text, keep = STDERR_LINES) {
 }
 
 function cell(side) {
-  if (!side) return el("td", { class: "gap" });
+  if (!side || side.number === null) return el("td", { class: "gap" });
   return el(
     "td",
     { class: side.differs ? "changed" : "same" },
@@ -104,8 +32,8 @@ function cell(side) {
   );
 }
 
-export function compareTable(expected, actual) {
-  const rows = sideBySide(expected, actual);
+/** `rows`: a run's side-by-side rows as the server aligned them (app/submissions/diff.py). */
+export function compareTable(rows) {
   const body = el("tbody");
   for (const row of rows) {
     const differs = (row.expected?.differs ?? false) || (row.actual?.differs ?? false);
@@ -126,7 +54,7 @@ export function compareTable(expected, actual) {
   );
 }
 
-export function runResult(run, expected, mode) {
+export function runResult(run, mode) {
   const head = el(
     "p",
     { class: "run-head" },
@@ -141,8 +69,8 @@ export function runResult(run, expected, mode) {
   if (run.detail && run.verdict !== "not_graded") head.append(` · ${run.detail}`);
   const box = el("div", { class: `run verdict-${run.verdict}` }, head);
   if (run.hint) box.append(el("p", { class: "alert hint-device" }, run.hint));
-  if (mode !== "run" && run.verdict !== "passed" && (run.diff || run.verdict === "wrong_output")) {
-    box.append(compareTable(expectedOn(expected, run.device), run.stdout));
+  if (run.rows) {
+    box.append(compareTable(run.rows));
   } else if (run.stdout && (mode === "run" || run.verdict !== "passed")) {
     box.append(el("span", { class: "label" }, t("output")), el("pre", { class: "output" }, el("code", {}, run.stdout)));
   }
@@ -223,7 +151,7 @@ function formatTime(iso) {
 }
 
 /** One entry of the attempt history (a <li> holding a <details>). */
-export function historyItem(submission, expected, open) {
+export function historyItem(submission, open) {
   const s = submission;
   const summary = el(
     "summary",
@@ -244,7 +172,7 @@ export function historyItem(submission, expected, open) {
     summary,
   );
   if (s.status === "error" && s.detail) details.append(el("p", { class: "alert" }, s.detail));
-  for (const run of s.runs ?? []) details.append(runResult(run, expected, s.mode));
+  for (const run of s.runs ?? []) details.append(runResult(run, s.mode));
   const note = hiddenNote(s);
   if (note) details.append(note);
   if (s.code) {

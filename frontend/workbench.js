@@ -218,7 +218,7 @@ class Workbench {
     );
     const parts = [];
     if (s.status === "error" && s.detail) parts.push(el("p", { class: "alert" }, s.detail));
-    for (const run of s.runs ?? []) parts.push(runResult(run, this.data.expected, mode));
+    for (const run of s.runs ?? []) parts.push(runResult(run, mode));
     const note = hiddenNote(s, { sentence: false }); // the headline says it
     if (note) parts.push(note);
     body.replaceChildren(...parts);
@@ -248,7 +248,7 @@ class Workbench {
     } catch {
       return; // the old list stays; the page shows the new one on reload
     }
-    const list = el("ol", { class: "attempts" }, rows.slice(0, 10).map((s) => historyItem(s, this.data.expected, false)));
+    const list = el("ol", { class: "attempts" }, rows.slice(0, 10).map((s) => historyItem(s, false)));
     this.history.querySelector("ol.attempts")?.replaceWith(list);
     this.history.hidden = rows.length === 0;
   }

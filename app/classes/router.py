@@ -50,7 +50,7 @@ from app.db import SessionDep
 from app.errors import not_found
 from app.models import Classroom, Submission, utcnow
 from app.submissions import paging
-from app.submissions.router import submission_out
+from app.submissions.router import expected_for, submission_out
 from app.submissions.schemas import SubmissionOut
 
 router = APIRouter(tags=["classes"])
@@ -312,7 +312,8 @@ async def student_submission(
     submission = await session.get(Submission, submission_id)
     if submission is None or submission.user_id != student_id:
         raise not_found("Submission")
-    return submission_out(submission, with_code=True, teacher=True)
+    expected = await expected_for(session=session, submission=submission)
+    return submission_out(submission, with_code=True, teacher=True, expected=expected)
 
 
 @router.get("/api/classes/{class_id}/students/{student_id}/lessons/{lesson_slug}")

@@ -3,13 +3,14 @@ from __future__ import annotations
 from typing import Annotated, NamedTuple
 
 from fastapi import APIRouter, BackgroundTasks, HTTPException, Query, Request, Response, status
+from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.auth.dependencies import CurrentUser
 from app.db import SessionDep, get_database
 from app.errors import not_found, too_large, too_many
 from app.lessons.service import get_exercise
 from app.models import RevealReason, Submission, SubmissionMode, SubmissionStatus
-from app.submissions import fairness, paging, service, storage
+from app.submissions import diff, fairness, paging, service, storage
 from app.submissions.fairness import Place
 from app.submissions.grading import GradingBackend
 from app.submissions.jobs import hidden_checks
@@ -34,8 +35,11 @@ def submission_out(
     with_code: bool = True,
     teacher: bool = False,
     preview: bool = False,
+    expected: str | None = None,
 ) -> SubmissionOut:
-    """`preview` (lists): each run's outputs shortened to their first and last KiB."""
+    """`preview` (lists): each run's outputs shortened to their first and last KiB.
+    `expected`: the exercise's expected output, for the side-by-side `rows` of failed runs
+    (never on previews: a shortened output would be compared wrongly)."""
     checks = hidden_checks(submission.runs)
     if checks is not None and not teacher:
         checks["failed"] = None
@@ -44,7 +48,12 @@ def submission_out(
         exercise_id=submission.exercise_id,
         status=submission.status,
         verdict=submission.verdict,
-        runs=[storage.cut_run(run) for run in submission.runs] if preview else submission.runs,
+        runs=[storage.cut_run(run) for run in submission.runs]
+        if preview
+        else [
+            {**run, "rows": diff.rows_for(run, expected, submission.mode)}
+            for run in submission.runs
+        ],
         output_truncated=any(run.get("truncated") for run in submission.runs),
         created_at=submission.created_at,
         finished_at=submission.finished_at,
@@ -55,6 +64,15 @@ def submission_out(
         code=submission.code if with_code else None,
         hidden_checks=checks,
     )
+
+
+async def expected_for(*, session: AsyncSession, submission: Submission) -> str | None:
+    """The exercise's expected output, read only when a run of `submission` is shown
+    against it."""
+    if not any(diff.shows_comparison(run, submission.mode) for run in submission.runs):
+        return None
+    exercise = await get_exercise(session=session, exercise_id=submission.exercise_id)
+    return exercise.expected_output if exercise is not None else None
 
 
 def grading_of(request: Request) -> GradingBackend | None:
@@ -150,7 +168,9 @@ async def answer_submitted(
         return submission_out(submission, place=place)
     if latest.status in SubmissionStatus.FINISHED:
         response.status_code = status.HTTP_200_OK
-        return submission_out(latest)
+        async with database.sessionmaker() as reader:
+            expected = await expected_for(session=reader, submission=latest)
+        return submission_out(latest, expected=expected)
     async with database.sessionmaker() as reader:
         place = await fairness.place_of(session=reader, submission=latest)
     return submission_out(latest, place=place)
@@ -220,7 +240,8 @@ async def get_submission(
         )
         submission = latest or submission
     place = await fairness.place_of(session=session, submission=submission)
-    return submission_out(submission, place=place)
+    expected = await expected_for(session=session, submission=submission)
+    return submission_out(submission, place=place, expected=expected)
 
 
 @router.get("/api/exercises/{exercise_id}/submissions")

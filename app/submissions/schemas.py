@@ -6,6 +6,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from pydantic.json_schema import SkipJsonSchema
 
 from app.models import RevealReason, SubmissionMode, SubmissionStatus, Verdict
+from app.submissions.diff import DiffRow
 from grader import Run
 
 
@@ -22,6 +23,12 @@ class RunOut(Run):
     # Hidden checks are summed up in `hidden_checks`; a variant's name is for teachers only.
     variant: SkipJsonSchema[str | None] = Field(default=None, exclude=True)
     hidden_runs: SkipJsonSchema[list[Run]] = Field(default_factory=list, exclude=True)
+    rows: list[DiffRow] | None = Field(
+        default=None,
+        description="A failed run's output against the expected output, aligned line by line"
+        " (the view the student's page and the teacher's drill-down show); null when the run"
+        " is not shown that way, and in lists (their outputs are previews).",
+    )
     truncated: bool = Field(
         default=False,
         description="stdout, stderr or diff here keep only their first and last KiB, around"

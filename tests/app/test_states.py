@@ -219,6 +219,7 @@ def test_api_runs_are_the_graders_runs_without_hidden_checks() -> None:
         "diff": "",
         "hint": None,
         "detail": None,
+        "rows": None,
         "truncated": False,
     }
 

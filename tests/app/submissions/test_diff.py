@@ -1,4 +1,4 @@
-"""The lesson page's side-by-side rows: the usual alignment for ordinary output, and bounded
+"""The side-by-side rows (student page, teacher drill-down, API, browser script): the usual alignment for ordinary output, and bounded
 time for hostile output (the rows are drawn again on every view of the page). Before, 400
 expected lines of two or three kinds against the student's reversed copy took difflib close
 to a second per view."""
@@ -9,14 +9,14 @@ import time
 
 import pytest
 
-from app.lessons.workbench import MAX_COMPARED_LINES, Cell, Row, side_by_side
+from app.submissions.diff import MAX_COMPARED_LINES, DiffCell, DiffRow, aligned_rows
 
 # CPU seconds of this thread (other work on a busy machine does not count); the rows take
 # a few milliseconds now.
 BOUND_S = 0.25
 
 
-def cells(rows: list[Row]) -> list[tuple[tuple[int | None, str, bool], ...]]:
+def cells(rows: list[DiffRow]) -> list[tuple[tuple[int | None, str, bool], ...]]:
     return [
         tuple((cell.number, cell.text, cell.differs) for cell in (row.expected, row.actual))
         for row in rows
@@ -24,7 +24,7 @@ def cells(rows: list[Row]) -> list[tuple[tuple[int | None, str, bool], ...]]:
 
 
 def test_ordinary_output_is_aligned_line_by_line() -> None:
-    rows = side_by_side("a\nb\nc\nd", "a\nB\nc\nd\ne\n")
+    rows = aligned_rows("a\nb\nc\nd", "a\nB\nc\nd\ne\n")
     assert cells(rows) == [
         ((1, "a", False), (1, "a", False)),
         ((2, "b", True), (2, "B", True)),
@@ -35,9 +35,9 @@ def test_ordinary_output_is_aligned_line_by_line() -> None:
 
 
 def test_a_missing_line_faces_a_gap() -> None:
-    rows = side_by_side("1\n2\n3", "1\n3")
+    rows = aligned_rows("1\n2\n3", "1\n3")
     assert [row.differs for row in rows] == [False, True, False]
-    assert rows[1].actual == Cell(None, "", False)
+    assert rows[1].actual == DiffCell(number=None, text="", differs=False)
 
 
 def lines(kinds: list[str], count: int = MAX_COMPARED_LINES) -> list[str]:
@@ -62,9 +62,9 @@ HOSTILE = {
 @pytest.mark.parametrize("name", HOSTILE)
 def test_hostile_output_is_drawn_in_bounded_time(name: str) -> None:
     expected, actual = ("\n".join(side) for side in HOSTILE[name])
-    rows: list[list[Row]] = []
+    rows: list[list[DiffRow]] = []
     started = time.thread_time()
-    rows.append(side_by_side(expected, actual))
+    rows.append(aligned_rows(expected, actual))
     assert time.thread_time() - started < BOUND_S
     left = [row.expected.text for row in rows[0] if row.expected.number is not None]
     right = [row.actual.text for row in rows[0] if row.actual.number is not None]
@@ -76,7 +76,7 @@ def test_lines_too_many_to_align_are_paired_in_order() -> None:
     the differing middle is paired in order, all of it marked."""
     expected = ["head", *lines(["0", "1", "2"], 300), "tail"]
     actual = ["head", *lines(["2", "1", "0"], 300), "tail"]
-    rows = side_by_side("\n".join(expected), "\n".join(actual))
+    rows = aligned_rows("\n".join(expected), "\n".join(actual))
     assert len(rows) == 302
     assert not rows[0].differs and not rows[-1].differs
     assert all(row.differs for row in rows[1:-1])
