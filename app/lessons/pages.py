@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+from dataclasses import dataclass, field
+
 from fastapi import APIRouter, Request
 from fastapi.responses import Response
 
@@ -8,6 +10,7 @@ from app.classes.home import home_section
 from app.db import SessionDep
 from app.errors import not_found
 from app.lessons import progress, service
+from app.models import User
 from app.quizzes.feedback import question_views
 from app.submissions.history import recent_by_exercise
 from app.submissions.service import revealed
@@ -36,6 +39,21 @@ async def catalog(request: Request, session: SessionDep, user: OptionalUser) -> 
 async def lesson_page(
     slug: str, request: Request, session: SessionDep, user: OptionalUser
 ) -> Response:
+    return await render_lesson(request, session=session, user=user, slug=slug)
+
+
+async def render_lesson(
+    request: Request,
+    *,
+    session: SessionDep,
+    user: User | None,
+    slug: str,
+    refused: RefusedSubmission | None = None,
+    typed_answers: dict[str, object] | None = None,
+) -> Response:
+    """The lesson page; `refused`: a form submission the platform did not take, shown again
+    in its editor with the reason (answered at once, so the code never travels in a cookie).
+    `typed_answers`: question id -> an answer not taken, shown again as it was typed."""
     detail = await service.get_lesson(session=session, slug=slug)
     if detail is None:
         raise not_found("Lesson")
@@ -56,7 +74,10 @@ async def lesson_page(
     context = {
         "detail": detail,
         "questions": await question_views(
-            session=session, user_id=user.id if user else None, questions=detail.questions
+            session=session,
+            user_id=user.id if user else None,
+            questions=detail.questions,
+            typed=typed_answers,
         ),
         "prerequisites": await service.lessons_by_slug(
             session=session, slugs=detail.lesson.prerequisites
@@ -70,5 +91,19 @@ async def lesson_page(
             if exercise.id in revealed_ids
         },
         "pending": any(s.unfinished for rows in history.values() for s in rows),
+        "refused": refused,
     }
-    return render(request, "lessons/lesson.html", context)
+    if refused is None:
+        return render(request, "lessons/lesson.html", context)
+    response = render(request, "lessons/lesson.html", context, status_code=refused.status_code)
+    response.headers.update(refused.headers)
+    return response
+
+
+@dataclass(frozen=True)
+class RefusedSubmission:
+    exercise_id: str
+    code: str
+    message: str
+    status_code: int
+    headers: dict[str, str] = field(default_factory=dict)

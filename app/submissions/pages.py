@@ -9,6 +9,7 @@ from fastapi.responses import RedirectResponse, Response
 
 from app.auth.dependencies import OptionalUser
 from app.db import SessionDep
+from app.lessons.pages import RefusedSubmission, render_lesson
 from app.lessons.service import get_exercise
 from app.models import SubmissionMode, User
 from app.submissions import service
@@ -46,9 +47,18 @@ async def _form_submission(
     except HTTPException as exc:
         if exc.status_code == status.HTTP_404_NOT_FOUND:
             raise
-        # Keep the student's code: the form shows it again with the reason.
-        request.session["draft"] = {"exercise": exercise_id, "code": code[:70_000]}
-        request.session["exercise_flash"] = {"exercise": exercise_id, "message": str(exc.detail)}
+        # The page again, at once, with the student's code in its editor and the reason: the
+        # code never rides in the session cookie (browsers drop cookies over ~4 KB).
+        refused = RefusedSubmission(
+            exercise_id=exercise_id,
+            code=code,
+            message=str(exc.detail),
+            status_code=exc.status_code,
+            headers=dict(exc.headers or {}),
+        )
+        return await render_lesson(
+            request, session=session, user=user, slug=exercise.lesson_slug, refused=refused
+        )
     return RedirectResponse(f"{lesson_url}#exercise-{exercise_id}", status.HTTP_303_SEE_OTHER)
 
 
