@@ -35,7 +35,11 @@ def _settings(request: Request) -> Settings:
     return settings
 
 
-@router.post("/api/auth/register", status_code=status.HTTP_201_CREATED)
+@router.post(
+    "/api/auth/register",
+    status_code=status.HTTP_201_CREATED,
+    responses={409: {"description": "The username is taken"}},
+)
 async def register(body: Credentials, request: Request, session: SessionDep) -> Registered:
     try:
         user = await service.create_user(
