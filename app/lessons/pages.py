@@ -49,11 +49,9 @@ async def render_lesson(
     user: User | None,
     slug: str,
     refused: RefusedSubmission | None = None,
-    typed_answers: dict[str, object] | None = None,
 ) -> Response:
     """The lesson page; `refused`: a form submission the platform did not take, shown again
-    in its editor with the reason (answered at once, so the code never travels in a cookie).
-    `typed_answers`: question id -> an answer not taken, shown again as it was typed."""
+    in its editor with the reason (answered at once, so the code never travels in a cookie)."""
     detail = await service.get_lesson(session=session, slug=slug)
     if detail is None:
         raise not_found("Lesson")
@@ -74,10 +72,7 @@ async def render_lesson(
     context = {
         "detail": detail,
         "questions": await question_views(
-            session=session,
-            user_id=user.id if user else None,
-            questions=detail.questions,
-            typed=typed_answers,
+            session=session, user_id=user.id if user else None, questions=detail.questions
         ),
         "prerequisites": await service.lessons_by_slug(
             session=session, slugs=detail.lesson.prerequisites
