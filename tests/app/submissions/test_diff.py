@@ -1,7 +1,7 @@
 """The side-by-side rows (student page, teacher drill-down, API, browser script): the usual
-alignment for ordinary output, and bounded time for hostile output (the rows are drawn again on every view of the page). Before, 400
-expected lines of two or three kinds against the student's reversed copy took difflib close
-to a second per view."""
+alignment for ordinary output, and bounded time for hostile output (the rows are drawn again
+on every view of the page). Before, 400 expected lines of two or three kinds against the
+student's reversed copy took difflib close to a second per view."""
 
 from __future__ import annotations
 
