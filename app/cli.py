@@ -180,7 +180,9 @@ def parser() -> argparse.ArgumentParser:
 
     user = commands.add_parser("create-user", help="create a user (teachers are made this way)")
     user.add_argument("--username", required=True)
-    user.add_argument("--role", choices=["student", "teacher"], default="student")
+    from app.models import Role
+
+    user.add_argument("--role", type=Role, choices=list(Role), default=Role.STUDENT)
     user.add_argument("--update", action="store_true", help="reset role and password if it exists")
     user.set_defaults(handler=_create_user)
 

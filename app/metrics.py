@@ -62,13 +62,16 @@ from sqlalchemy import event  # noqa: E402
 from sqlalchemy.ext.asyncio import AsyncSession  # noqa: E402
 from sqlalchemy.orm import Session  # noqa: E402
 
+from app.models.states import RunVerdict  # noqa: E402
+
 if values.ValueClass is values.MutexValue:  # someone imported prometheus_client before us
     values.ValueClass = values.get_value_class()
 
 CONTENT_TYPE = CONTENT_TYPE_PLAIN_0_0_4  # what generate_latest writes, read by every Prometheus
 GRADING_BUCKETS_S = (0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0, 60.0, 120.0)
 HTTP_BUCKETS_S = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0)
-NOT_RUN = ("not_graded", "error")  # runs that measure no grading: nothing ran, or it broke
+# Runs that measure no grading: nothing ran, or it broke.
+NOT_RUN = frozenset({RunVerdict.NOT_GRADED, RunVerdict.ERROR})
 
 SUBMISSIONS = Counter(
     "tensorcamp_submissions",

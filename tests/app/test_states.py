@@ -86,6 +86,12 @@ def state_literals(source: str) -> list[int]:
                     for key, value in zip(keys, values, strict=True)
                     if key is not None
                 )
+            case ast.Tuple(elts=items) | ast.List(elts=items) | ast.Set(elts=items):
+                # A set of states spelled again (`FINISHED = ("done", "error")`): the enum
+                # module has it, once (`SubmissionStatus.FINISHED`).
+                found = len(items) > 1 and all(
+                    isinstance(item, ast.Constant) and item.value in STATE_STRINGS for item in items
+                )
             case ast.arguments():
                 positional = [*node.posonlyargs, *node.args]
                 pairs = [
@@ -101,7 +107,7 @@ def state_literals(source: str) -> list[int]:
                 )
         if found:
             lines.append(getattr(node, "lineno", 0) or _first_line(node))
-    return sorted(lines)
+    return sorted(set(lines))
 
 
 def _first_line(node: ast.AST) -> int:
@@ -123,6 +129,8 @@ def _first_line(node: ast.AST) -> int:
         'def create(mode="run"): pass',
         'summary = {"status": "done"}',
         'if "passed" == verdict: pass',
+        'FINISHED = ("done", "error")',
+        'parser.add_argument("--role", choices=["student", "teacher"])',
     ],
 )
 def test_the_scan_finds_a_state_written_as_a_string(source: str) -> None:
@@ -138,6 +146,8 @@ def test_the_scan_finds_a_state_written_as_a_string(source: str) -> None:
         'labels = {"queued": "Queued", "running": "Running"}',
         'return "error", reason',
         'if comparison.mode == "patterns": pass',
+        'STATES = ("done", "in_progress", "late", "not_started")',
+        'for key in ("passed", "total", "failed"): pass',
     ],
 )
 def test_the_scan_leaves_other_strings_alone(source: str) -> None:
