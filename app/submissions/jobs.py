@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from app.models import Exercise, RunVerdict, Submission, SubmissionMode
+from app.models import Exercise, RunVerdict, Submission, SubmissionMode, SubmissionStatus, Verdict
 from grader import Comparison, Job, Limits, Result, Run, Variant
 
 
@@ -27,7 +27,12 @@ def job_for(submission: Submission, exercise: Exercise) -> Job:
 def summarize(job_id: str, runs: list[dict[str, Any]]) -> dict[str, Any]:
     """Status, verdict and detail of a finished set of runs, by the grader's own rules."""
     result = Result(job_id=job_id, runs=[Run.model_validate(run) for run in runs])
-    return {"status": result.status, "verdict": result.verdict, "detail": result.detail}
+    # As members, like the rows they are written into (set_committed_value skips the column).
+    return {
+        "status": SubmissionStatus(result.status),
+        "verdict": Verdict(result.verdict) if result.verdict else None,
+        "detail": result.detail,
+    }
 
 
 def hidden_checks(runs: list[dict[str, Any]]) -> dict[str, Any] | None:

@@ -28,6 +28,7 @@ from app.models import (
     User,
     Verdict,
 )
+from app.submissions.jobs import summarize
 from app.submissions.schemas import RunOut, SubmissionOut
 
 APP = Path(__file__).resolve().parents[2] / "app"
@@ -205,6 +206,18 @@ def test_run_verdicts_are_the_graders() -> None:
     assert set(RunVerdict) == set(get_args(grader.RunVerdict))
     # A submission's verdict is a run's, never "not graded" or a platform fault.
     assert set(Verdict) == set(RunVerdict) - {RunVerdict.NOT_GRADED, RunVerdict.ERROR}
+
+
+def test_a_finished_outcome_is_made_of_members() -> None:
+    # Written into the loaded row as they are, so the row holds members, not bare strings.
+    run = grader.Run(
+        device="cpu", verdict="timeout", stdout="", stderr="", exit_code=None, duration_ms=9
+    )
+    outcome = summarize("1", [run.model_dump()])
+    assert outcome["status"] is SubmissionStatus.DONE
+    assert outcome["verdict"] is Verdict.TIMEOUT
+    broken = run.model_copy(update={"verdict": "error"})
+    assert summarize("1", [broken.model_dump()])["status"] is SubmissionStatus.ERROR
 
 
 def test_api_runs_are_the_graders_runs_without_hidden_checks() -> None:
