@@ -306,6 +306,9 @@ async def test_the_number_of_queries_does_not_grow_with_the_class(client, db, wo
     await set_due(db, world.class_id, OTHER_LESSON, None)
     url = path.replace("{cid}", str(world.class_id))
     await grow_class(db, world.class_id, 4)  # 5 students with the member
+    # Once first: the token's "last used" time is written at most every few minutes, so only
+    # the first request of a run pays for it.
+    await count_queries(db, client, url, world.teacher.headers)
     small = await count_queries(db, client, url, world.teacher.headers)
     await grow_class(db, world.class_id, 15)  # 20 students
     large = await count_queries(db, client, url, world.teacher.headers)
