@@ -1,4 +1,5 @@
-# Two commands set everything up on a fresh machine: `make run` and `make test`.
+# Two commands set everything up on a fresh machine: `make run` (what the platform needs to run)
+# and `make test` (that plus the development tools: ruff, mypy, pytest, Playwright, Chromium).
 SHELL := /bin/bash
 PYTHON ?= $(shell command -v python3.11 || command -v python3)
 VENV := .venv
@@ -6,30 +7,49 @@ BIN := $(VENV)/bin
 PORT ?= 8000
 HOST ?= 127.0.0.1
 STAMP := $(VENV)/.installed
+DEV_STAMP := $(VENV)/.installed-dev
+# pytest-xdist workers for `make pytest` and `make test-fast` (a number, or auto: one per core).
+PYTEST_WORKERS ?= auto
 
-.PHONY: run test lint typecheck pytest content-check system-deps install web worker compose-smoke migrate clean
+.PHONY: run test test-fast lint typecheck pytest content-check system-deps test-system-deps \
+	install install-dev web worker compose-smoke migrate clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install -q --upgrade pip
 
-# Reinstall only when the dependency lists change.
+# Reinstall only when the dependency lists change. Two stamps: the runtime dependencies
+# (`make run`), and the dev extra on top of them (`make test`); a change of pyproject.toml
+# renews the first, and so the second.
 $(STAMP): $(BIN)/python pyproject.toml grader/pyproject.toml
-	$(BIN)/pip install -q -e '.[dev]' -e ./grader
+	$(BIN)/pip install -q -e . -e ./grader
 	touch $(STAMP)
+
+$(DEV_STAMP): $(STAMP)
+	$(BIN)/pip install -q -e '.[dev]'
+	touch $(DEV_STAMP)
 
 install: $(STAMP)
 
-# Debian packages the sandbox and the browser tests need (we run as root on CI machines).
-system-deps:
-	@missing=""; \
-	command -v bwrap >/dev/null || missing="$$missing bubblewrap"; \
-	[ -x /usr/bin/chromium ] || missing="$$missing chromium"; \
-	command -v npm >/dev/null || missing="$$missing nodejs npm"; \
-	if [ -n "$$missing" ]; then \
+install-dev: $(DEV_STAMP)
+
+# Debian packages (we run as root on CI machines): system-deps for the sandbox and the
+# browser bundle, test-system-deps adds the Chromium the browser tests drive.
+APT_INSTALL = if [ -n "$$missing" ]; then \
 	  echo "installing:$$missing"; \
 	  (apt-get update -qq || true) && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing; \
 	fi
+
+system-deps:
+	@missing=""; \
+	command -v bwrap >/dev/null || missing="$$missing bubblewrap"; \
+	command -v npm >/dev/null || missing="$$missing nodejs npm"; \
+	$(APT_INSTALL)
+
+test-system-deps: system-deps
+	@missing=""; \
+	[ -x /usr/bin/chromium ] || missing="$$missing chromium"; \
+	$(APT_INSTALL)
 
 # The browser bundle: CodeMirror 6 and frontend/*.js, bundled by esbuild into
 # app/static/dist/ (not committed). npm ci installs exactly what package-lock.json says, and
@@ -89,18 +109,27 @@ worker: install system-deps
 compose-smoke:
 	scripts/compose-smoke
 
-lint: install
+lint: install-dev
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 
-typecheck: install
+typecheck: install-dev
 	$(BIN)/mypy
 
 content-check: install system-deps
 	$(BIN)/python -m app content check --run
 
-pytest: install system-deps frontend translations
-	$(BIN)/pytest
+# Every test, spread over PYTEST_WORKERS processes (pytest-xdist). --dist loadgroup: tests
+# that share a module's warm grader or live app run on one worker (tests/conftest.py groups
+# them), so each starts once; all other tests go wherever a worker is free.
+pytest: install-dev test-system-deps frontend translations
+	$(BIN)/pytest -n $(PYTEST_WORKERS) --dist loadgroup
+
+# The inner loop: SQLite only, no browser, no Redis/worker processes; the sandbox unit tests
+# stay. Not a replacement for `make test` before a commit.
+test-fast: install-dev system-deps frontend translations
+	TEST_BACKENDS=sqlite $(BIN)/pytest -n $(PYTEST_WORKERS) --dist loadgroup \
+	  -m "not browser and not distributed"
 
 test: lint typecheck content-check pytest
 

@@ -1,5 +1,8 @@
-"""Fixtures: every test gets a migrated database (SQLite and PostgreSQL both) with the
-built-in content loaded, inside a transaction that is rolled back after the test."""
+"""Fixtures: every test gets a migrated database (SQLite and PostgreSQL both, or those named
+in TEST_BACKENDS) with the built-in content loaded, inside a transaction that is rolled back
+after the test. Markers that follow from what a test uses are applied here (see
+`pytest_collection_modifyitems`), and so is the grouping that keeps an expensive fixture on
+one pytest-xdist worker."""
 
 from __future__ import annotations
 
@@ -21,7 +24,82 @@ from app.db import Database, make_engine
 from app.main import create_app
 
 POSTGRES_URL = os.environ.get("TEST_POSTGRES_URL", "postgresql://postgres@127.0.0.1:5432")
-BACKENDS = ["sqlite", "postgresql"]
+ALL_BACKENDS = ("sqlite", "postgresql")
+
+
+def _backends() -> list[str]:
+    """The database backends tests run on: TEST_BACKENDS (comma-separated), else both."""
+    names = [name.strip() for name in os.environ.get("TEST_BACKENDS", "").split(",")]
+    chosen = [name for name in names if name] or list(ALL_BACKENDS)
+    unknown = sorted(set(chosen) - set(ALL_BACKENDS))
+    if unknown:
+        raise pytest.UsageError(f"TEST_BACKENDS: unknown backend(s) {unknown}, not {ALL_BACKENDS}")
+    return chosen
+
+
+BACKENDS = _backends()
+
+# Under pytest-xdist every worker is a process of its own with its own databases (named by
+# pid, or in its own temporary folder) and its own free ports; anything that falls back on
+# the Redis key namespace from the environment gets one per worker too.
+WORKER = os.environ.get("PYTEST_XDIST_WORKER", "main")
+os.environ["GRADING_NAMESPACE"] = os.environ["GRADER_NAMESPACE"] = f"tc-test-{WORKER}"
+
+# Markers by the fixtures a test uses. A fixture named here starts the real sandboxed grader
+# (directly or inside a live app) once per module, so its tests also run on one worker.
+SANDBOX_MODULE_FIXTURES = {
+    "grader",
+    "gpu_grader",
+    "plugin_grader",
+    "live_app",
+    "variants_app",
+    "fair_app",
+}
+MARKERS_BY_FIXTURE: dict[str, tuple[str, ...]] = {
+    **{name: ("sandbox",) for name in SANDBOX_MODULE_FIXTURES},
+    # tests/app/submissions/test_distributed_faults.py: PostgreSQL, Redis, web and workers.
+    "stack": ("distributed", "postgres", "sandbox"),
+}
+BROWSER_TESTS = Path(__file__).parent / "browser"
+
+
+def _params(item: pytest.Item) -> dict[str, object]:
+    callspec = getattr(item, "callspec", None)
+    return dict(callspec.params) if callspec else {}
+
+
+@pytest.hookimpl(tryfirst=True)  # before pytest-xdist reads the xdist_group marks
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Mark each test by what it uses; leave out those on a backend not in TEST_BACKENDS."""
+    kept, left_out = [], []
+    for item in items:
+        params = _params(item)
+        # Any fixture or argument parametrized by backend name: the root `migrated_url`, the
+        # live apps, the restart tests' databases.
+        backends = {value for value in params.values() if value in ALL_BACKENDS}
+        if not backends <= set(BACKENDS):
+            left_out.append(item)
+            continue
+        kept.append(item)
+        names = {marker for f in item.fixturenames for marker in MARKERS_BY_FIXTURE.get(f, ())}
+        if "postgresql" in backends:
+            names.add("postgres")
+        group = None
+        if item.path.is_relative_to(BROWSER_TESTS):
+            names |= {"browser", "sandbox"}
+            group = "browser"  # one server process (session scope) for all browser tests
+        elif shared := sorted(SANDBOX_MODULE_FIXTURES.intersection(item.fixturenames)):
+            # One group per module and per parametrization of its grader-starting fixture
+            # (a live app per backend: the SQLite and PostgreSQL halves may run side by side).
+            module = item.nodeid.split("::")[0]
+            group = "-".join([module, *(str(params[f]) for f in shared if f in params)])
+        for name in sorted(names):
+            item.add_marker(name)
+        if group:
+            item.add_marker(pytest.mark.xdist_group(group))
+    if left_out:
+        config.hook.pytest_deselected(items=left_out)
+        items[:] = kept
 
 
 def test_settings(tmp: Path, **overrides: object) -> Settings:
@@ -32,6 +110,9 @@ def test_settings(tmp: Path, **overrides: object) -> Settings:
         "grader_workers": 1,
     }
     return Settings(**(values | overrides))  # type: ignore[arg-type]
+
+
+test_settings.__test__ = False  # type: ignore[attr-defined]  # a helper, not a test, wherever imported
 
 
 @pytest.fixture(scope="session")

@@ -16,8 +16,10 @@ print(sonuc.device.type == "cpu")
 SEED_EXPECTED = "[[3.0, 3.0, 3.0], [3.0, 3.0, 3.0]]\nTrue"
 HARD_CODED_CUDA = SEED_CODE.replace('"cuda" if torch.cuda.is_available() else "cpu"', '"cuda"')
 
-# Hostile code renames itself so a leftover process is easy to spot on the host.
-MARKER = "tchostile"
+# Hostile code renames itself so a leftover process is easy to spot on the host. The name is
+# this test process's own (at most 15 characters, what the kernel keeps): the hostile runs of
+# another pytest-xdist worker, or of another test run on this host, are not ours to count.
+MARKER = f"tchostile{os.getpid() % 1_000_000}"
 MARK_PROCESS = f'import ctypes\nctypes.CDLL(None).prctl(15, b"{MARKER}", 0, 0, 0)\n'
 
 QUICK = Limits(wall_time_s=2, cpu_time_s=2)

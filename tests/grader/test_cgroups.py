@@ -13,6 +13,9 @@ from grader.cgroups import PREFIX, Cgroups, CgroupUnavailable
 
 from .support import SEED_CODE, SEED_EXPECTED, grade
 
+# The cgroups a Grader makes for its runs, on this host.
+pytestmark = pytest.mark.sandbox
+
 
 def cgroups_or_skip() -> Cgroups:
     try:

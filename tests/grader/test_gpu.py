@@ -14,6 +14,7 @@ from .support import HARD_CODED_CUDA, SEED_CODE, SEED_EXPECTED, grade
 
 pytestmark = [
     pytest.mark.gpu,
+    pytest.mark.sandbox,
     pytest.mark.skipif(
         not (torch.cuda.is_available() and os.path.exists("/dev/nvidia0")),
         reason="needs an NVIDIA GPU",

@@ -12,6 +12,8 @@ from grader import Grader, GraderConfig
 from grader.interpreter import ExposureError, inspect_interpreter
 from tests.grader.support import QUICK, grade
 
+pytestmark = pytest.mark.sandbox
+
 # A package of the interpreter's own environment that submissions never need.
 INSTALLED_PACKAGE = Path(sysconfig.get_paths()["purelib"]) / "argon2"
 

@@ -18,6 +18,9 @@ from grader import Grader, GraderConfig, Job
 
 from .support import SEED_CODE, SEED_EXPECTED, grade, only_run
 
+# Each test starts a Grader (or has one refuse to start) of its own.
+pytestmark = pytest.mark.sandbox
+
 
 @pytest.fixture
 def var_tmp() -> Iterator[Path]:

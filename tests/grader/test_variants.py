@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 import redis
 
 from grader import Grader, Job, Result, Run, Variant
@@ -158,6 +159,7 @@ def test_runs_keep_reading_json_written_before_variants() -> None:
     assert Result.model_validate_json(result.model_dump_json()) == result
 
 
+@pytest.mark.distributed
 def test_a_worker_sends_the_hidden_checks_back_inside_the_run(
     grader: Grader, tmp_path: Path
 ) -> None:

@@ -13,6 +13,8 @@ from grader.queueing import RunEvent, results_stream
 from grader.worker import EventSender, make_handler
 from tests.processes import PrivateRedis
 
+pytestmark = pytest.mark.distributed
+
 
 @pytest.fixture
 def client(tmp_path: Path) -> Iterator[redis.Redis]:

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
-from app.cli import main
-from app.config import REPO_ROOT
+import pytest
 
-EXPECTED = "lessons/gpu-support/exercises/gpu-support-device-independent/expected.txt"
+from app.cli import main
+from tests.app.content.course import THIRD_EXERCISE, THIRD_EXERCISE_ID, write_course
+
+pytestmark = pytest.mark.sandbox
 
 
 def test_the_built_in_solutions_pass(capsys):
@@ -19,10 +20,9 @@ def test_the_built_in_solutions_pass(capsys):
 
 
 def test_a_solution_that_does_not_match_fails_the_check(tmp_path: Path, capsys):
-    tree = tmp_path / "exercises"
-    shutil.copytree(REPO_ROOT / "exercises", tree)
-    (tree / EXPECTED).write_text("[[3.0, 3.0, 3.0]]\nTrue\n")
+    tree = write_course(tmp_path)
+    (tree / THIRD_EXERCISE / "expected.txt").write_text("41\n")  # the solution prints 42
     assert main(["content", "check", "--run", "--path", str(tree)]) == 1
     out = capsys.readouterr().out
-    assert "FAILED  gpu-support-device-independent on cpu: wrong_output" in out
-    assert "-[[3.0, 3.0, 3.0]]" in out
+    assert f"FAILED  {THIRD_EXERCISE_ID} on cpu: wrong_output" in out
+    assert "-41" in out and "+42" in out

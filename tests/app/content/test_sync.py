@@ -1,5 +1,6 @@
 """Syncing content into the database: idempotent, keyed by the content's own ids, retiring
-rather than deleting, and never half-loading broken content."""
+rather than deleting, and never half-loading broken content. The tests change a small course
+of their own (tests/app/content/course.py), synced over the built-in one."""
 
 from __future__ import annotations
 
@@ -19,25 +20,44 @@ from app.db import Database
 from app.main import load_content
 from app.models import Exercise, Lesson, Question, QuestionAttempt, Track
 from tests import conftest as root
+from tests.app.content.course import (
+    CHOICE_ID,
+    FILL_IN_ID,
+    MATCHING_ID,
+    SECOND,
+    THIRD,
+    THIRD_EXERCISE_ID,
+    THIRD_LESSON,
+    TRACKS,
+    write_course,
+)
 from tests.helpers import make_student
 
 MODELS = (Track, Lesson, Question, Exercise)
-GPU = Path("lessons/gpu-support")
-MC = "gpu-support-same-device"
-FILL = "gpu-support-move-to"
+MC = CHOICE_ID  # a single choice; option 3 is the right one
+FILL = FILL_IN_ID  # "to" fills its blank
 
 
 @pytest.fixture
 def tree(tmp_path: Path) -> Path:
-    path = tmp_path / "exercises"
-    shutil.copytree(
-        REPO_ROOT / "exercises", path, ignore=shutil.ignore_patterns(".*", "__pycache__")
-    )
-    return path
+    """The course of these tests, to change."""
+    return write_course(tmp_path)
+
+
+@pytest.fixture
+def course(tree: Path) -> Catalog:
+    """The course as written, before any test changes it."""
+    return load_catalog(tree)
+
+
+@pytest.fixture
+async def synced(db: Database, course: Catalog) -> None:
+    """The course of these tests is the live content (the built-in one retired)."""
+    await sync(db, course)
 
 
 def edit_questions(tree: Path, change: Any) -> None:
-    path = tree / GPU / "questions.yaml"
+    path = tree / THIRD_LESSON / "questions.yaml"
     data = yaml.safe_load(path.read_text())
     change(data["questions"])
     path.write_text(yaml.safe_dump(data, sort_keys=False))
@@ -86,21 +106,22 @@ async def progress(client: httpx.AsyncClient, headers: dict[str, str]) -> dict[s
 
 async def test_syncing_twice_changes_nothing(db, content_catalog):
     before = await snapshot(db)
-    assert len(before["questions"]) == 11 and len(before["exercises"]) == 4
+    assert len(before["questions"]) == sum(len(x.questions) for x in content_catalog.lessons)
+    assert len(before["exercises"]) == sum(len(x.exercises) for x in content_catalog.lessons)
     await sync(db, content_catalog)
     await sync(db, load_catalog(REPO_ROOT / "exercises"))
     assert await snapshot(db) == before
 
 
-def test_loading_the_same_files_twice_gives_the_same_catalog(tree):
-    first, second = load_catalog(tree), load_catalog(REPO_ROOT / "exercises")
+def test_loading_the_same_files_twice_gives_the_same_catalog(tree, tmp_path):
+    first, second = load_catalog(tree), load_catalog(write_course(tmp_path / "again"))
     for a, b in zip(first.lessons, second.lessons, strict=True):
         assert [(q.id, q.public, q.key) for q in a.questions] == [
             (q.id, q.public, q.key) for q in b.questions
         ]
 
 
-async def test_editing_a_question_keeps_its_id_and_attempts(client, db, tree):
+async def test_editing_a_question_keeps_its_id_and_attempts(client, db, tree, synced):
     headers, _ = await make_student(db)
     assert (await answer(client, headers, MC, 3)).json()["correct"] is True
     before = await snapshot(db)
@@ -121,38 +142,38 @@ async def test_editing_a_question_keeps_its_id_and_attempts(client, db, tree):
     assert question.explanation_html == "Reworded explanation."
     assert question.retired is False
     assert await attempts_of(db, MC) == 1
-    lesson = (await client.get("/api/lessons/gpu-support")).json()
+    lesson = (await client.get(f"/api/lessons/{THIRD}")).json()
     shown = next(q for q in lesson["questions"] if q["id"] == MC)
     assert shown["prompt_html"] == "Reworded: what happens when devices differ?"
     assert shown["options"][0] == "PyTorch silently copies the tensor."
-    assert (await progress(client, headers))["gpu-support"]["questions_correct"] == 1
+    assert (await progress(client, headers))[THIRD]["questions_correct"] == 1
     # Everything else is as it was.
     others = [q for q in after["questions"] if q["id"] != MC]
     assert others == [q for q in before["questions"] if q["id"] != MC]
 
 
-async def test_reordering_questions_keeps_their_ids(db, tree):
+async def test_reordering_questions_keeps_their_ids(db, tree, synced):
     edit_questions(tree, lambda qs: qs.reverse())
     await sync(db, load_catalog(tree))
     async with db.sessionmaker() as session:
         rows = (
             await session.scalars(
-                select(Question)
-                .where(Question.lesson_slug == "gpu-support")
-                .order_by(Question.position)
+                select(Question).where(Question.lesson_slug == THIRD).order_by(Question.position)
             )
         ).all()
-    assert [q.id for q in rows] == ["gpu-support-match-terms", FILL, MC]
+    assert [q.id for q in rows] == [MATCHING_ID, FILL, MC]
 
 
-async def test_a_removed_question_is_retired_and_its_attempts_kept(client, db, tree):
+async def test_a_removed_question_is_retired_and_its_attempts_kept(
+    client, db, tree, course, synced
+):
     headers, _ = await make_student(db)
     assert (await answer(client, headers, FILL, ["to"])).json()["correct"] is True
     assert (await answer(client, headers, FILL, ["cuda"])).json()["correct"] is False
     edit_questions(tree, lambda qs: qs.pop(1))
     await sync(db, load_catalog(tree))
 
-    lesson = (await client.get("/api/lessons/gpu-support")).json()
+    lesson = (await client.get(f"/api/lessons/{THIRD}")).json()
     assert FILL not in [q["id"] for q in lesson["questions"]]
     assert len(lesson["questions"]) == 2
     async with db.sessionmaker() as session:
@@ -161,19 +182,21 @@ async def test_a_removed_question_is_retired_and_its_attempts_kept(client, db, t
     assert await attempts_of(db, FILL) == 2
     # Gone from the API and from progress; answering it is a 404.
     assert (await answer(client, headers, FILL, ["to"])).status_code == 404
-    gpu = (await progress(client, headers))["gpu-support"]
-    assert (gpu["questions_total"], gpu["questions_correct"]) == (2, 0)
-    page = await client.get("/lessons/gpu-support")
+    third = (await progress(client, headers))[THIRD]
+    assert (third["questions_total"], third["questions_correct"]) == (2, 0)
+    page = await client.get(f"/lessons/{THIRD}")
     assert f'id="q-{FILL}"' not in page.text
 
     # Putting it back revives it, with its attempts.
-    await sync(db, load_catalog(REPO_ROOT / "exercises"))
-    gpu = (await progress(client, headers))["gpu-support"]
-    assert (gpu["questions_total"], gpu["questions_correct"]) == (3, 1)
+    await sync(db, course)
+    third = (await progress(client, headers))[THIRD]
+    assert (third["questions_total"], third["questions_correct"]) == (3, 1)
 
 
-async def test_a_removed_lesson_is_retired(client, db, tree):
-    shutil.rmtree(tree / GPU)
+async def test_a_removed_lesson_is_retired(client, db, tree, synced):
+    # The lesson before it links to it, as to the next lesson of the course.
+    assert f'href="/lessons/{THIRD}"' in (await client.get(f"/lessons/{SECOND}")).text
+    shutil.rmtree(tree / THIRD_LESSON)
     tracks_path = tree / "tracks.yaml"
     data = yaml.safe_load(tracks_path.read_text())
     data["tracks"].pop()
@@ -181,20 +204,20 @@ async def test_a_removed_lesson_is_retired(client, db, tree):
     await sync(db, load_catalog(tree))
 
     tracks = (await client.get("/api/tracks")).json()
-    assert [t["slug"] for t in tracks] == ["foundations", "accelerated"]
-    assert (await client.get("/api/lessons/gpu-support")).status_code == 404
+    assert [t["slug"] for t in tracks] == list(TRACKS[:2])
+    assert (await client.get(f"/api/lessons/{THIRD}")).status_code == 404
     async with db.sessionmaker() as session:
-        assert (await session.get_one(Lesson, "gpu-support")).retired is True
-        assert (await session.get_one(Exercise, "gpu-support-device-independent")).retired
+        assert (await session.get_one(Lesson, THIRD)).retired is True
+        assert (await session.get_one(Exercise, THIRD_EXERCISE_ID)).retired
     headers, _ = await make_student(db)
-    assert "gpu-support" not in await progress(client, headers)
-    # A lesson that required it no longer links to it.
-    page = await client.get("/lessons/tensors-on-the-gpu")
-    assert 'href="/lessons/gpu-support"' not in page.text
+    assert THIRD not in await progress(client, headers)
+    # The lesson before it no longer links to it.
+    page = await client.get(f"/lessons/{SECOND}")
+    assert f'href="/lessons/{THIRD}"' not in page.text
 
 
 async def test_broken_content_at_start_leaves_the_loaded_content(
-    client, db, tree, tmp_path, caplog
+    client, db, tree, synced, tmp_path, caplog
 ):
     edit_questions(tree, lambda qs: qs[0].update(prompt="Changed", correct=[9]))
     before = await snapshot(db)
@@ -202,9 +225,9 @@ async def test_broken_content_at_start_leaves_the_loaded_content(
     with caplog.at_level(logging.ERROR, logger="app"):
         await load_content(settings, db)
     assert await snapshot(db) == before
-    assert "lessons/gpu-support/questions.yaml" in caplog.text
+    assert f"lessons/{THIRD}/questions.yaml" in caplog.text
     assert "correct" in caplog.text
-    lesson = (await client.get("/api/lessons/gpu-support")).json()
+    lesson = (await client.get(f"/api/lessons/{THIRD}")).json()
     assert lesson["questions"][0]["prompt_html"] != "Changed"
 
 

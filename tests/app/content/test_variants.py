@@ -52,6 +52,7 @@ def test_without_its_generated_file_a_variants_exercise_is_refused(tree: Path) -
     assert "--write-variants" in problem
 
 
+@pytest.mark.sandbox
 def test_write_variants_computes_each_expected_output_from_the_sample_solution(
     tree: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -73,6 +74,7 @@ def test_write_variants_computes_each_expected_output_from_the_sample_solution(
     assert check(tree, "--run") == 0
 
 
+@pytest.mark.sandbox
 def test_a_changed_solution_makes_the_variants_stale(tree: Path) -> None:
     assert check(tree, "--run", "--write-variants") == 0
     solution = exercise_folder(tree) / "solution.py"
@@ -86,6 +88,7 @@ def test_a_changed_solution_makes_the_variants_stale(tree: Path) -> None:
     assert check(tree, "--run", "--write-variants") == 0
 
 
+@pytest.mark.sandbox
 def test_a_changed_setup_makes_its_variant_stale(tree: Path) -> None:
     assert check(tree, "--run", "--write-variants") == 0
     spec = exercise_folder(tree) / "exercise.yaml"
@@ -94,6 +97,7 @@ def test_a_changed_setup_makes_its_variant_stale(tree: Path) -> None:
     assert f"variants.{VARIANT_NAMES[1]}: out of date" in problem
 
 
+@pytest.mark.sandbox
 def test_check_run_refuses_an_expected_output_the_solution_does_not_print(
     tree: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -109,6 +113,7 @@ def test_check_run_refuses_an_expected_output_the_solution_does_not_print(
     assert "-total 99" in out and f"+{VARIANT_OUTPUTS[0]}" in out
 
 
+@pytest.mark.sandbox
 def test_an_entry_for_no_declared_variant_is_refused(tree: Path) -> None:
     assert check(tree, "--run", "--write-variants") == 0
     path = exercise_folder(tree) / FILE_NAME
@@ -127,6 +132,7 @@ def test_a_generated_file_without_variants_is_refused(tree: Path) -> None:
     assert "declares no variants; delete this file" in problem
 
 
+@pytest.mark.sandbox
 @pytest.mark.parametrize(
     ("numbers", "comparison"),
     [("[6]", ""), ("[6.0001]", "comparison:\n  mode: numeric\n  rtol: 0.001\n")],
@@ -143,6 +149,7 @@ def test_a_variant_the_example_passes_catches_nothing(
     assert not (exercise_folder(tree) / FILE_NAME).exists()
 
 
+@pytest.mark.sandbox
 def test_a_starter_that_already_passes_fails_the_check(
     tree: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -188,6 +195,7 @@ def test_a_device_line_keeps_its_placeholder() -> None:
     assert expected_text("cpu\ncpu\n", "x\n{device}") == "cpu\n{device}"
 
 
+@pytest.mark.sandbox
 async def test_sync_stores_the_setup_and_the_variants(db: Database, tree: Path) -> None:
     assert check(tree, "--run", "--write-variants") == 0
     async with db.writer() as session, session.begin():
