@@ -49,7 +49,9 @@ def _content_check(settings: Settings, args: argparse.Namespace) -> int:
         return 2
     try:
         # Stale or missing variant outputs are what --write-variants is there to make.
-        catalog = load_catalog(root, require_variant_outputs=not args.write_variants)
+        catalog = load_catalog(
+            root, require_variant_outputs=not args.write_variants, require_translations=True
+        )
     except ContentError as exc:
         print(f"{len(exc.problems)} problem(s) in {root}:", file=sys.stderr)
         for problem in exc.problems:
@@ -66,6 +68,40 @@ def _content_check(settings: Settings, args: argparse.Namespace) -> int:
         from app.content.solutions import check_solutions
 
         return check_solutions(catalog, settings, root=root, write_variants=args.write_variants)
+    return 0
+
+
+def _content_translations(settings: Settings, args: argparse.Namespace) -> int:
+    from app.content import ContentError
+    from app.content.loader import translation_blocks
+    from app.content.translations import stamp
+
+    root = Path(args.path) if args.path else settings.content_dir
+    try:
+        blocks = translation_blocks(root)
+    except ContentError as exc:
+        print(f"{len(exc.problems)} problem(s) in {root}:", file=sys.stderr)
+        for problem in exc.problems:
+            print(f"  {problem}", file=sys.stderr)
+        return 1
+    if not args.stamp:
+        for block in blocks:
+            state = (
+                "missing"
+                if block.given is None
+                else "current"
+                if block.translated_from == block.current
+                else "unstamped"
+                if block.translated_from is None
+                else "stale"
+            )
+            where = f"{block.path.relative_to(root.parent)}: {block.where}".rstrip(": ")
+            print(f"{state:9} {block.language} {where}")
+        return 0
+    changed = stamp(blocks)
+    for path in changed:
+        print(f"stamped {path.relative_to(root.parent)}")
+    print(f"{len(changed)} file(s) stamped; `content check` says what is still missing")
     return 0
 
 
@@ -177,6 +213,17 @@ def parser() -> argparse.ArgumentParser:
         help="with --run: (re)make each exercise's variants.expected.yaml from its solution",
     )
     check.set_defaults(handler=_content_check)
+    translated = content_commands.add_parser(
+        "translations",
+        help="list each translation and whether it is current; --stamp marks them current",
+    )
+    translated.add_argument("--path", help="content folder (default: exercises/)")
+    translated.add_argument(
+        "--stamp",
+        action="store_true",
+        help="write the fingerprint of the English into every translation (after updating it)",
+    )
+    translated.set_defaults(handler=_content_translations)
 
     user = commands.add_parser("create-user", help="create a user (teachers are made this way)")
     user.add_argument("--username", required=True)

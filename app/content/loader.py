@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -15,13 +15,17 @@ from app.content.schema import (
     ExerciseFile,
     LessonFile,
     QuestionsFile,
+    TrackFile,
     TracksFile,
+    Translation,
     questions_file,
 )
+from app.content.translations import Block, body_stamp
 from app.i18n import N_
 from app.quizzes.kinds import QuestionSource, kind_of
+from app.quizzes.kinds.base import TRANSLATED_FROM, TranslatedLanguage
 
-TRANSLATED_LANGUAGES = ("tr",)
+TRANSLATED_LANGUAGES: tuple[TranslatedLanguage, ...] = ("tr",)
 CHECK_YOURSELF = N_("Check yourself")
 M = TypeVar("M", bound=BaseModel)
 
@@ -51,6 +55,8 @@ class QuestionData:
     public: dict[str, Any]
     key: dict[str, Any]
     explanation_html: str
+    # Per language: prompt_html, explanation_html, public, key.
+    translations: dict[str, Any] = field(default_factory=dict)
 
 
 @dataclass
@@ -75,6 +81,11 @@ class ExerciseData:
     source: Path
     setup: str = ""
     variants: list[VariantData] = field(default_factory=list)
+    hints: list[str] = field(default_factory=list)  # rendered HTML
+    hints_after: int = 2
+    # Per language: title, prompt_html, hints; starter_code, solution_code where the language
+    # has its own (starter.<language>.py, solution.<language>.py).
+    translations: dict[str, Any] = field(default_factory=dict)
 
 
 @dataclass
@@ -97,6 +108,7 @@ class TrackData:
     title: str
     level: str
     lessons: list[LessonData] = field(default_factory=list)
+    translations: dict[str, Any] = field(default_factory=dict)  # per language: title
 
 
 @dataclass
@@ -111,9 +123,19 @@ class Catalog:
 class _Reader:
     """Collects problems instead of stopping at the first one."""
 
-    def __init__(self, root: Path, *, require_variant_outputs: bool = True) -> None:
+    def __init__(
+        self,
+        root: Path,
+        *,
+        require_variant_outputs: bool = True,
+        require_translations: bool = False,
+    ) -> None:
         self.root = root
         self.require_variant_outputs = require_variant_outputs
+        self.require_translations = require_translations
+        # The languages besides English the course is written in (tracks.yaml `languages`).
+        self.languages: tuple[str, ...] = ()
+        self.blocks: list[Block] = []
         self.problems: list[Problem] = []
         # Each lesson folder's prerequisites, kept even when another of its files is broken,
         # so that they are checked too.
@@ -127,6 +149,21 @@ class _Reader:
 
     def problem(self, path: Path, field_name: str, message: str) -> None:
         self.problems.append(Problem(self.rel(path), field_name, message))
+
+    def translation(self, block: Block) -> None:
+        """A translated place (or one that should be): kept for stamping, and, when
+        translations are required, checked for being there, complete and current."""
+        self.blocks.append(block)
+        if self.require_translations:
+            for where, message in block.problems(
+                required_language=block.language in self.languages
+            ):
+                self.problem(block.path, where, message)
+
+    def validation_errors(self, path: Path, prefix: str, exc: ValidationError) -> None:
+        for error in exc.errors():
+            loc = ".".join(str(part) for part in (prefix, *error["loc"]) if part != "")
+            self.problem(path, loc or "(file)", error["msg"])
 
     def text(self, path: Path) -> str | None:
         if not path.is_file():
@@ -154,9 +191,7 @@ class _Reader:
         try:
             return model.model_validate(data if data is not None else {})
         except ValidationError as exc:
-            for error in exc.errors():
-                loc = ".".join(str(part) for part in error["loc"]) or "(file)"
-                self.problem(path, loc, error["msg"])
+            self.validation_errors(path, "", exc)
             return None
 
 
@@ -173,6 +208,64 @@ def build_question(question: QuestionSource) -> QuestionData:
     )
 
 
+def _given(words: Translation | None) -> dict[str, Any] | None:
+    """A translation block's translated fields (None: no block)."""
+    if words is None:
+        return None
+    return words.model_dump(exclude={TRANSLATED_FROM}, exclude_none=True)
+
+
+def _translate_question(
+    reader: _Reader, path: Path, index: int, question: QuestionSource, built: QuestionData
+) -> None:
+    """Each translation of a question, checked by its kind against the English and built
+    into `built.translations`."""
+    kind = kind_of(question.kind)
+    for language in TRANSLATED_LANGUAGES:
+        where = f"questions.{index}.translations.{language}"
+        raw = question.translations.get(language)
+        block = Block(
+            path,
+            where,
+            ("questions", index, "translations", language),
+            language,
+            kind.english_fields(question),
+            None,
+            kind.translated_fields,
+            None,
+        )
+        if raw is None:
+            reader.translation(block)
+            continue
+        try:
+            words = kind.translation_words(raw)
+        except ValidationError as exc:
+            reader.validation_errors(path, where, exc)
+            continue
+        stamp = raw.get(TRANSLATED_FROM)
+        given = {k: v for k, v in raw.items() if k != TRANSLATED_FROM and v is not None}
+        reader.translation(replace(block, given=given, translated_from=stamp))
+        try:
+            problems = kind.count_problems(question, words)
+            translated = None if problems else kind.translate(question, words)
+        except ValidationError as exc:
+            reader.validation_errors(path, where, exc)
+            continue
+        if translated is not None:
+            problems = kind.translation_problems(question, translated)
+        for problem in problems:
+            reader.problem(path, f"{where}.{problem.field}", problem.message)
+        if translated is None or problems:
+            continue
+        public, key = kind.build_translation_stored(question, translated)
+        built.translations[language] = {
+            "prompt_html": markdown.render_inline(translated.prompt),
+            "explanation_html": markdown.render_inline(translated.explanation),
+            "public": public,
+            "key": key,
+        }
+
+
 def _read_exercise(reader: _Reader, folder: Path) -> ExerciseData | None:
     spec = reader.model(folder / "exercise.yaml", ExerciseFile)
     starter = reader.text(folder / "starter.py")
@@ -185,7 +278,14 @@ def _read_exercise(reader: _Reader, folder: Path) -> ExerciseData | None:
             folder / "exercise.yaml", "id", f"must equal the folder name {folder.name!r}"
         )
         return None
-    for name, code in (("starter.py", starter), ("solution.py", solution)):
+    translations = _translate_exercise(reader, folder, spec)
+    codes = [("starter.py", starter), ("solution.py", solution)] + [
+        (f"{name}.{language}.py", words[f"{name}_code"])
+        for language, words in translations.items()
+        for name in ("starter", "solution")
+        if f"{name}_code" in words
+    ]
+    for name, code in codes:
         try:
             compile(code, name, "exec")
         except SyntaxError as exc:
@@ -213,7 +313,54 @@ def _read_exercise(reader: _Reader, folder: Path) -> ExerciseData | None:
         source=folder,
         setup=spec.setup,
         variants=_read_variants(reader, folder, spec, solution),
+        hints=[markdown.render(hint) for hint in spec.hints],
+        hints_after=spec.hints_after,
+        translations=translations,
     )
+
+
+def _translate_exercise(reader: _Reader, folder: Path, spec: ExerciseFile) -> dict[str, Any]:
+    """The exercise's words in each language, with its own starter and solution where the
+    language has them."""
+    path = folder / "exercise.yaml"
+    found: dict[str, Any] = {}
+    for language in TRANSLATED_LANGUAGES:
+        words = spec.translations.get(language)
+        where = f"translations.{language}"
+        reader.translation(
+            Block(
+                path,
+                where,
+                ("translations", language),
+                language,
+                {"title": spec.title, "prompt": spec.prompt, "hints": spec.hints},
+                _given(words),
+                ("title", "prompt", "hints") if spec.hints else ("title", "prompt"),
+                words.translated_from if words else None,
+            )
+        )
+        entry: dict[str, Any] = {}
+        if words is not None:
+            if words.title is not None:
+                entry["title"] = words.title
+            if words.prompt is not None:
+                entry["prompt_html"] = markdown.render(words.prompt, language)
+            if words.hints is not None and len(words.hints) != len(spec.hints):
+                reader.problem(
+                    path,
+                    f"{where}.hints",
+                    f"has {len(words.hints)} hint(s) where the English has {len(spec.hints)}; "
+                    "translate each, in the same order",
+                )
+            elif words.hints is not None:
+                entry["hints"] = [markdown.render(hint, language) for hint in words.hints]
+        for name in ("starter", "solution"):
+            code_path = folder / f"{name}.{language}.py"
+            if code_path.is_file() and (code := reader.text(code_path)) is not None:
+                entry[f"{name}_code"] = code
+        if entry:
+            found[language] = entry
+    return found
 
 
 def _read_variants(
@@ -276,18 +423,28 @@ def _read_lesson(reader: _Reader, folder: Path, track_slug: str) -> LessonData |
     for index, question in enumerate(built):
         for problem in kind_of(question.kind).problems_stored(question.public, question.key):
             reader.problem(questions_path, f"questions.{index}.{problem.field}", problem.message)
+        _translate_question(reader, questions_path, index, questions.questions[index], question)
     translations: dict[str, Any] = {}
     for language in TRANSLATED_LANGUAGES:
-        words = spec.translations.get(language)  # type: ignore[call-overload]
+        words = spec.translations.get(language)
+        translated_body = _lesson_blocks(reader, folder, spec, body, language)
         entry: dict[str, Any] = {}
         if words is not None:
             entry |= {"title": words.title, "summary": words.summary}
-        translated = folder / f"body.{language}.md"
-        if translated.is_file() and (text := reader.text(translated)) is not None:
-            items = spec.check_yourself
-            if words is not None and words.check_yourself is not None:
-                items = words.check_yourself
-            entry["body_html"] = markdown.render(text, language) + _check_yourself(items, language)
+        items = spec.check_yourself
+        if words is not None and words.check_yourself is not None:
+            if len(words.check_yourself) != len(spec.check_yourself):
+                reader.problem(
+                    folder / "lesson.yaml",
+                    f"translations.{language}.check_yourself",
+                    f"has {len(words.check_yourself)} item(s) where the English has "
+                    f"{len(spec.check_yourself)}; translate each, in the same order",
+                )
+            items = words.check_yourself
+        if translated_body is not None:
+            entry["body_html"] = markdown.render(translated_body, language) + _check_yourself(
+                items, language
+            )
         if entry:
             translations[language] = {k: v for k, v in entry.items() if v is not None}
     body_html = markdown.render(body) + _check_yourself(spec.check_yourself, "en")
@@ -303,6 +460,43 @@ def _read_lesson(reader: _Reader, folder: Path, track_slug: str) -> LessonData |
         questions=built,
         exercises=[e for e in exercises if e is not None],
     )
+
+
+def _lesson_blocks(
+    reader: _Reader, folder: Path, spec: LessonFile, body: str, language: TranslatedLanguage
+) -> str | None:
+    """The lesson's translated words in lesson.yaml, and its translated body, which this
+    returns (None if there is none)."""
+    words = spec.translations.get(language)
+    check = [item.model_dump() for item in spec.check_yourself]
+    reader.translation(
+        Block(
+            folder / "lesson.yaml",
+            f"translations.{language}",
+            ("translations", language),
+            language,
+            {"title": spec.title, "summary": spec.summary, "check_yourself": check},
+            _given(words),
+            ("title", "summary", "check_yourself") if check else ("title", "summary"),
+            words.translated_from if words else None,
+        )
+    )
+    path = folder / f"body.{language}.md"
+    text = reader.text(path) if path.is_file() else None
+    stamp, translated = body_stamp(text) if text is not None else (None, None)
+    reader.translation(
+        Block(
+            path,
+            "",
+            (),
+            language,
+            {"body": body},
+            {"body": translated} if translated is not None else None,
+            ("body",),
+            stamp,
+        )
+    )
+    return translated
 
 
 def _check_yourself(items: list[CheckYourself], language: str) -> str:
@@ -344,20 +538,81 @@ def _check_references(reader: _Reader, catalog: Catalog, known: set[str]) -> Non
             seen_ids[item_id] = f"lessons/{lesson.slug}"
 
 
-def load_catalog(root: Path, *, require_variant_outputs: bool = True) -> Catalog:
+def _track_translations(reader: _Reader, index: int, track: TrackFile) -> dict[str, Any]:
+    found: dict[str, Any] = {}
+    for language in TRANSLATED_LANGUAGES:
+        words = track.translations.get(language)
+        reader.translation(
+            Block(
+                reader.root / "tracks.yaml",
+                f"tracks.{index}.translations.{language}",
+                ("tracks", index, "translations", language),
+                language,
+                {"title": track.title},
+                _given(words),
+                ("title",),
+                words.translated_from if words else None,
+            )
+        )
+        if words is not None and words.title is not None:
+            found[language] = {"title": words.title}
+    return found
+
+
+def load_catalog(
+    root: Path, *, require_variant_outputs: bool = True, require_translations: bool = False
+) -> Catalog:
     """The whole catalog, or ContentError listing every problem (nothing half-loaded).
 
     `require_variant_outputs=False` (only to make them again) accepts hidden variants whose
-    generated expected output is missing or stale; their `expected_output` is None."""
-    reader = _Reader(root, require_variant_outputs=require_variant_outputs)
+    generated expected output is missing or stale; their `expected_output` is None.
+    `require_translations` (`content check`) refuses a text missing in a language the course
+    is written in, and a translation not stamped from the English as it is now; without it
+    the missing texts are served in English."""
+    return _read(
+        root,
+        require_variant_outputs=require_variant_outputs,
+        require_translations=require_translations,
+    )[1]
+
+
+def translation_blocks(root: Path) -> list[Block]:
+    """Every translated place of the content, and every place that should be (for
+    stamping); found even where other parts of the content have problems."""
+    reader, _catalog = _read(
+        root, require_variant_outputs=False, require_translations=False, raise_problems=False
+    )
+    return reader.blocks
+
+
+def _read(
+    root: Path,
+    *,
+    require_variant_outputs: bool,
+    require_translations: bool,
+    raise_problems: bool = True,
+) -> tuple[_Reader, Catalog]:
+    """The reader (with its problems) and the catalog; raises ContentError listing the
+    problems, unless told not to (what can be read is then returned)."""
+    reader = _Reader(
+        root,
+        require_variant_outputs=require_variant_outputs,
+        require_translations=require_translations,
+    )
     tracks_file = reader.model(root / "tracks.yaml", TracksFile, wrap="tracks")
     if tracks_file is None:
         raise ContentError(reader.problems)
+    reader.languages = tuple(tracks_file.languages[1:])
     lessons_dir = root / "lessons"
     listed: dict[str, str] = {}
     tracks: list[TrackData] = []
     for t_index, track in enumerate(tracks_file.tracks):
-        data = TrackData(slug=track.slug, title=track.title, level=track.level)
+        data = TrackData(
+            slug=track.slug,
+            title=track.title,
+            level=track.level,
+            translations=_track_translations(reader, t_index, track),
+        )
         if any(t.slug == track.slug for t in tracks):
             reader.problem(root / "tracks.yaml", f"tracks.{t_index}.slug", "slug used twice")
         for l_index, slug in enumerate(track.lessons):
@@ -380,6 +635,6 @@ def load_catalog(root: Path, *, require_variant_outputs: bool = True) -> Catalog
                 reader.problem(folder, "", "lesson is in no track of tracks.yaml")
     catalog = Catalog(tracks)
     _check_references(reader, catalog, {s for s in listed if (lessons_dir / s).is_dir()})
-    if reader.problems:
+    if reader.problems and raise_problems:
         raise ContentError(reader.problems)
-    return catalog
+    return reader, catalog

@@ -9,7 +9,7 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, create_model, field_validator
 
 from app.quizzes.kinds import KINDS, AnyKind, QuestionSource, tagged_union
-from app.quizzes.kinds.base import ItemId
+from app.quizzes.kinds.base import ItemId, TranslatedLanguage
 from grader import Comparison, Limits
 
 Level = Literal["beginner", "intermediate", "advanced"]
@@ -21,15 +21,39 @@ class Strict(BaseModel):
     model_config = ConfigDict(extra="forbid", str_strip_whitespace=True)
 
 
+class Translation(Strict):
+    """What every `translations.<language>` block has besides its texts: the fingerprint of
+    the English it was translated from (`python -m app content translations --stamp`)."""
+
+    translated_from: str | None = Field(default=None, pattern=r"^[0-9a-f]{12}$")
+
+
+class TrackTranslation(Translation):
+    title: str | None = Field(default=None, min_length=1)
+
+
 class TrackFile(Strict):
     slug: Slug
     title: str = Field(min_length=1)
     level: Level
     lessons: list[Slug] = Field(min_length=1)
+    translations: dict[TranslatedLanguage, TrackTranslation] = {}
 
 
 class TracksFile(Strict):
+    # The languages the course is written in: English, the source, and those `content check`
+    # requires every text to be translated into.
+    languages: list[Literal["en", "tr"]] = ["en"]
     tracks: list[TrackFile] = Field(min_length=1)
+
+    @field_validator("languages")
+    @classmethod
+    def _english_first(cls, languages: list[str]) -> list[str]:
+        if not languages or languages[0] != "en":
+            raise ValueError("English is the source language: list en first")
+        if len(set(languages)) != len(languages):
+            raise ValueError("a language is listed twice")
+        return languages
 
 
 class CheckYourself(Strict):
@@ -37,7 +61,7 @@ class CheckYourself(Strict):
     answer: str = Field(min_length=1)
 
 
-class LessonTranslation(Strict):
+class LessonTranslation(Translation):
     """The lesson's own words in another language; what is left out stays in English."""
 
     title: str | None = Field(default=None, min_length=1)
@@ -52,7 +76,7 @@ class LessonFile(Strict):
     summary: str = Field(min_length=1)
     prerequisites: list[Slug] = []
     check_yourself: list[CheckYourself] = []
-    translations: dict[Literal["tr"], LessonTranslation] = {}
+    translations: dict[TranslatedLanguage, LessonTranslation] = {}
 
 
 class QuestionsFile(Strict):
@@ -109,10 +133,24 @@ class VariantFile(Strict):
     setup: str = Field(min_length=1)
 
 
+Hint = Annotated[str, Field(min_length=1)]
+
+
+class ExerciseTranslation(Translation):
+    title: str | None = Field(default=None, min_length=1)
+    prompt: str | None = Field(default=None, min_length=1)
+    hints: list[Hint] | None = None
+
+
 class ExerciseFile(Strict):
     id: ItemId
     title: str = Field(min_length=1)
     prompt: str = Field(min_length=1)
+    # Progressive hints, opened one by one: the first after `hints_after` wrong graded
+    # submissions, the second after twice as many, and so on.
+    hints: list[Hint] = Field(default=[], max_length=10)
+    hints_after: int = Field(default=2, ge=1, le=50)
+    translations: dict[TranslatedLanguage, ExerciseTranslation] = {}
     devices: list[Device] = ["cpu"]
     comparison: ComparisonFile = ComparisonFile()
     limits: LimitsFile = LimitsFile()

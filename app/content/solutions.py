@@ -71,15 +71,25 @@ def _job(exercise: ExerciseData, code: str) -> Job:
 
 
 def _check_exercise(exercise: ExerciseData, grader: Grader) -> int:
+    # Each language's own solution (Turkish identifiers...) must print the same expected
+    # output, and its own starter must not.
+    codes = [("", exercise.solution_code, exercise.starter_code)] + [
+        (f".{language}", words.get("solution_code"), words.get("starter_code"))
+        for language, words in exercise.translations.items()
+    ]
     failures = 0
-    for run in grader.grade(_job(exercise, exercise.solution_code)).runs:
-        failures += _report(f"{exercise.id} on {run.device}", run)
-        for hidden in run.hidden_runs:
-            failures += _report(f"{exercise.id} [{hidden.variant}] on {run.device}", hidden)
-    starter = grader.grade(_job(exercise, exercise.starter_code))
-    if starter.verdict == RunVerdict.PASSED:
-        failures += 1
-        print(f"  FAILED  {exercise.id}: starter.py already passes")
+    for suffix, solution, starter in codes:
+        name = f"{exercise.id}{f' (solution{suffix}.py)' if suffix else ''}"
+        if solution is not None:
+            for run in grader.grade(_job(exercise, solution)).runs:
+                failures += _report(f"{name} on {run.device}", run)
+                for hidden in run.hidden_runs:
+                    failures += _report(f"{name} [{hidden.variant}] on {run.device}", hidden)
+        if starter is not None and grader.grade(_job(exercise, starter)).verdict == (
+            RunVerdict.PASSED
+        ):
+            failures += 1
+            print(f"  FAILED  {exercise.id}: starter{suffix}.py already passes")
     for variant in exercise.variants:
         where = f"{exercise.id} [{variant.name}]"
         made = _variant_output(exercise, variant.setup, grader, where)

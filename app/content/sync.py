@@ -34,7 +34,12 @@ async def _upsert(
 
 async def sync_catalog(*, session: AsyncSession, catalog: Catalog) -> None:
     tracks = {
-        track.slug: {"title": track.title, "level": track.level, "position": index}
+        track.slug: {
+            "title": track.title,
+            "level": track.level,
+            "position": index,
+            "translations": track.translations,
+        }
         for index, track in enumerate(catalog.tracks)
     }
     lessons: dict[str, dict[str, Any]] = {}
@@ -60,6 +65,7 @@ async def sync_catalog(*, session: AsyncSession, catalog: Catalog) -> None:
                 "public": q.public,
                 "key": q.key,
                 "explanation_html": q.explanation_html,
+                "translations": q.translations,
             }
         for position, e in enumerate(lesson.exercises):
             exercises[e.id] = {
@@ -78,6 +84,9 @@ async def sync_catalog(*, session: AsyncSession, catalog: Catalog) -> None:
                     {"name": v.name, "setup": v.setup, "expected_output": v.expected_output}
                     for v in e.variants
                 ],
+                "hints": e.hints,
+                "hints_after": e.hints_after,
+                "translations": e.translations,
             }
     await _upsert(session, Track, "slug", tracks)
     await _upsert(session, Lesson, "slug", lessons)

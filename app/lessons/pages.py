@@ -1,15 +1,16 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Annotated
 
-from fastapi import APIRouter, Request
-from fastapi.responses import Response
+from fastapi import APIRouter, Path, Request, status
+from fastapi.responses import RedirectResponse, Response
 
 from app.auth.dependencies import OptionalUser
 from app.classes.home import home_section
 from app.db import SessionDep
 from app.errors import not_found
-from app.lessons import progress, service
+from app.lessons import hints, progress, service
 from app.models import User
 from app.quizzes.feedback import question_views
 from app.submissions.history import recent_by_exercise
@@ -49,9 +50,11 @@ async def render_lesson(
     user: User | None,
     slug: str,
     refused: RefusedSubmission | None = None,
+    typed_answers: dict[str, object] | None = None,
 ) -> Response:
     """The lesson page; `refused`: a form submission the platform did not take, shown again
-    in its editor with the reason (answered at once, so the code never travels in a cookie)."""
+    in its editor with the reason (answered at once, so the code never travels in a cookie).
+    `typed_answers`: question id -> an answer not taken, shown again as it was typed."""
     detail = await service.get_lesson(session=session, slug=slug)
     if detail is None:
         raise not_found("Lesson")
@@ -69,10 +72,15 @@ async def render_lesson(
         if user
         else {}
     )
+    language = request.state.language
     context = {
         "detail": detail,
         "questions": await question_views(
-            session=session, user_id=user.id if user else None, questions=detail.questions
+            session=session,
+            user_id=user.id if user else None,
+            questions=detail.questions,
+            typed=typed_answers,
+            language=language,
         ),
         "prerequisites": await service.lessons_by_slug(
             session=session, slugs=detail.lesson.prerequisites
@@ -81,10 +89,16 @@ async def render_lesson(
         "history": history,
         # exercise id -> the sample solution, once passed or given up
         "solution": {
-            exercise.id: exercise.solution_code
+            exercise.id: exercise.in_language("solution_code", language)
             for exercise in detail.exercises
             if exercise.id in revealed_ids
         },
+        # exercise id -> its hints for this student (exercises with hints only)
+        "hints": await hints.lesson_hints(
+            session=session, user_id=user.id, exercises=detail.exercises, language=language
+        )
+        if user
+        else {},
         "pending": any(s.unfinished for rows in history.values() for s in rows),
         "refused": refused,
     }
@@ -102,3 +116,33 @@ class RefusedSubmission:
     message: str
     status_code: int
     headers: dict[str, str] = field(default_factory=dict)
+
+
+@router.post("/exercises/{exercise_id}/hints/{number}/open")
+async def open_hint_form(
+    exercise_id: str,
+    number: Annotated[int, Path(ge=1, le=1000)],
+    request: Request,
+    session: SessionDep,
+    user: OptionalUser,
+) -> Response:
+    """The lesson page's "Show hint" button; back to the exercise's hints."""
+    exercise = await service.get_exercise(session=session, exercise_id=exercise_id)
+    if exercise is None:
+        raise not_found("Exercise")
+    lesson_url = f"/lessons/{exercise.lesson_slug}"
+    if user is None:
+        return RedirectResponse(f"/login?next={lesson_url}", status.HTTP_303_SEE_OTHER)
+    try:
+        await hints.open_hint(
+            session=session,
+            user_id=user.id,
+            exercise=exercise,
+            number=number,
+            language=request.state.language,
+        )
+    except LookupError:
+        raise not_found("Hint") from None
+    except hints.HintLocked:
+        pass  # a page older than the rule: the page drawn again shows where it stands
+    return RedirectResponse(f"{lesson_url}#hints-{exercise_id}-{number}", status.HTTP_303_SEE_OTHER)

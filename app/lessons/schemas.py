@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+from datetime import datetime
 from typing import TYPE_CHECKING
 
 from pydantic import BaseModel, Field
@@ -31,6 +32,12 @@ class ExerciseOut(BaseModel):
         default="",
         description="Python that runs before the student's code in the visible example "
         "(it defines the example's input); empty for none.",
+    )
+    hints: int = Field(default=0, description="How many hints the exercise has.")
+    hints_after: int = Field(
+        default=2,
+        description="Wrong graded submissions that unlock each next hint: hint k opens "
+        "after k × hints_after.",
     )
 
 
@@ -65,3 +72,18 @@ class LessonProgress(BaseModel):
 
 class ProgressOut(BaseModel):
     lessons: list[LessonProgress]
+
+
+class HintOut(BaseModel):
+    number: int = Field(description="1 for the first hint.")
+    unlocks_after: int = Field(description="Wrong graded submissions this hint needs.")
+    available: bool = Field(description="It may be opened now (or already was).")
+    opened: bool
+    opened_at: datetime | None
+    text_html: str | None = Field(description="The hint, only once opened.")
+
+
+class HintsOut(BaseModel):
+    wrong_submissions: int = Field(description="The caller's wrong graded submissions.")
+    hints_after: int
+    hints: list[HintOut]

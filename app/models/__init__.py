@@ -3,7 +3,7 @@
 from app.models.attempt import QuestionAttempt
 from app.models.base import Base, utcnow
 from app.models.classroom import ClassAssignment, ClassMember, Classroom
-from app.models.content import Exercise, Lesson, Question, Track
+from app.models.content import Exercise, HintOpening, Lesson, Question, Track
 from app.models.login import LoginSession, LoginSuccess
 from app.models.states import (
     RevealReason,
@@ -23,6 +23,7 @@ __all__ = [
     "ClassMember",
     "Classroom",
     "Exercise",
+    "HintOpening",
     "Lesson",
     "LoginFailure",
     "LoginSession",

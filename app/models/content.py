@@ -6,25 +6,43 @@ file disappeared are marked retired rather than deleted, so their attempts stay.
 
 from __future__ import annotations
 
-from typing import Any
+from datetime import datetime
+from typing import TYPE_CHECKING, Any
 
-from sqlalchemy import JSON, Boolean, ForeignKey, Integer, String, Text, text
+from sqlalchemy import JSON, Boolean, ForeignKey, Integer, String, Text, UniqueConstraint, text
 from sqlalchemy.orm import Mapped, mapped_column
 
-from app.models.base import Base
+from app.models.base import Base, utcnow
 
 
-class Track(Base):
+class Translated:
+    """A row with texts in other languages. `translations` maps a language to the row's
+    translated columns, each under the column's name ({"tr": {"title": "…"}}); English is in
+    the columns themselves."""
+
+    if TYPE_CHECKING:
+        translations: Mapped[dict[str, Any]]
+
+    def in_language(self, name: str, language: str) -> Any:
+        """The column `name` in `language`; in English where it has no translation."""
+        words = (self.translations or {}).get(language) or {}
+        return words[name] if name in words else getattr(self, name)
+
+
+class Track(Translated, Base):
     __tablename__ = "tracks"
 
     slug: Mapped[str] = mapped_column(String(64), primary_key=True)
     title: Mapped[str] = mapped_column(String(200))
     level: Mapped[str] = mapped_column(String(32))
     position: Mapped[int] = mapped_column(Integer)
+    translations: Mapped[dict[str, Any]] = mapped_column(
+        JSON, default=dict, server_default=text("'{}'")
+    )
     retired: Mapped[bool] = mapped_column(Boolean, default=False)
 
 
-class Lesson(Base):
+class Lesson(Translated, Base):
     __tablename__ = "lessons"
 
     slug: Mapped[str] = mapped_column(String(64), primary_key=True)
@@ -35,12 +53,12 @@ class Lesson(Base):
     summary: Mapped[str] = mapped_column(Text)
     prerequisites: Mapped[list[str]] = mapped_column(JSON, default=list)
     body_html: Mapped[str] = mapped_column(Text)
-    # Per-language renderings ({"tr": "<p>…"}), English lives in body_html.
+    # Per language: title, summary, body_html (with its check-yourself questions).
     translations: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)
     retired: Mapped[bool] = mapped_column(Boolean, default=False)
 
 
-class Question(Base):
+class Question(Translated, Base):
     __tablename__ = "questions"
 
     id: Mapped[str] = mapped_column(String(80), primary_key=True)
@@ -53,10 +71,15 @@ class Question(Base):
     # ... and what they may not until they have answered.
     key: Mapped[dict[str, Any]] = mapped_column(JSON)
     explanation_html: Mapped[str] = mapped_column(Text)
+    # Per language: prompt_html, explanation_html, public and key (a translated template's
+    # blanks may accept other words; a matching question keeps its item ids).
+    translations: Mapped[dict[str, Any]] = mapped_column(
+        JSON, default=dict, server_default=text("'{}'")
+    )
     retired: Mapped[bool] = mapped_column(Boolean, default=False)
 
 
-class Exercise(Base):
+class Exercise(Translated, Base):
     __tablename__ = "exercises"
 
     id: Mapped[str] = mapped_column(String(80), primary_key=True)
@@ -76,4 +99,26 @@ class Exercise(Base):
     variants: Mapped[list[dict[str, Any]]] = mapped_column(
         JSON, default=list, server_default=text("'[]'")
     )
+    # Progressive hints (rendered HTML), the first openable after `hints_after` wrong graded
+    # submissions, each next one after as many more (app/lessons/hints.py).
+    hints: Mapped[list[str]] = mapped_column(JSON, default=list, server_default=text("'[]'"))
+    hints_after: Mapped[int] = mapped_column(Integer, default=2, server_default="2")
+    # Per language: title, prompt_html, hints, and starter_code / solution_code where the
+    # language has its own (Turkish identifiers); graded against the same expected output.
+    translations: Mapped[dict[str, Any]] = mapped_column(
+        JSON, default=dict, server_default=text("'{}'")
+    )
     retired: Mapped[bool] = mapped_column(Boolean, default=False)
+
+
+class HintOpening(Base):
+    """A student opened one of an exercise's hints (each hint once; the first time counts)."""
+
+    __tablename__ = "hint_openings"
+    __table_args__ = (UniqueConstraint("user_id", "exercise_id", "hint_index"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"))
+    exercise_id: Mapped[str] = mapped_column(ForeignKey("exercises.id"), index=True)
+    hint_index: Mapped[int] = mapped_column(Integer)  # 0 for the first hint
+    opened_at: Mapped[datetime] = mapped_column(default=utcnow)

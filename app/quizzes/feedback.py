@@ -9,6 +9,7 @@ from functools import cached_property
 from pydantic import BaseModel
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from app.i18n import DEFAULT_LANGUAGE
 from app.models import Question, QuestionAttempt
 from app.quizzes import service
 from app.quizzes.kinds import AnyKind, kind_of
@@ -17,10 +18,14 @@ from app.quizzes.kinds import AnyKind, kind_of
 @dataclass
 class QuestionView:
     """What a question's partial (`kind.template`) draws: `public`, the student's last
-    answer `given` (None if none, or if it no longer fits the question), `attempt`."""
+    answer `given` (None if none, or if it no longer fits the question), `attempt`.
+    `typed`: an answer as sent but not taken (too many at once), shown again as `given`.
+    Its texts are in `language`, in English where they are not translated."""
 
     question: Question
     attempt: QuestionAttempt | None
+    typed: object = None
+    language: str = DEFAULT_LANGUAGE
 
     @cached_property
     def kind(self) -> AnyKind:
@@ -28,7 +33,15 @@ class QuestionView:
 
     @cached_property
     def public(self) -> BaseModel:
-        return self.kind.public_of(self.question.public)
+        return self.kind.public_of(self.question.in_language("public", self.language))
+
+    @property
+    def prompt_html(self) -> str:
+        return str(self.question.in_language("prompt_html", self.language))
+
+    @property
+    def explanation_html(self) -> str:
+        return str(self.question.in_language("explanation_html", self.language))
 
     @property
     def answered(self) -> bool:
@@ -40,15 +53,24 @@ class QuestionView:
 
     def correct_answer_text(self) -> list[str]:
         """The correct answer in words, only ever called once the student has answered."""
-        return self.kind.correct_in_words(self.question.public, self.question.key)
+        return self.kind.correct_in_words(
+            self.question.in_language("public", self.language),
+            self.question.in_language("key", self.language),
+        )
 
 
 async def question_views(
-    *, session: AsyncSession, user_id: int | None, questions: list[Question]
+    *,
+    session: AsyncSession,
+    user_id: int | None,
+    questions: list[Question],
+    typed: dict[str, object] | None = None,
+    language: str = DEFAULT_LANGUAGE,
 ) -> list[QuestionView]:
     if user_id is None or not questions:
-        return [QuestionView(q, None) for q in questions]
+        return [QuestionView(q, None, language=language) for q in questions]
     last = await service.last_answers(
         session=session, user_id=user_id, lesson_slug=questions[0].lesson_slug
     )
-    return [QuestionView(q, last.get(q.id)) for q in questions]
+    typed = typed or {}
+    return [QuestionView(q, last.get(q.id), typed.get(q.id), language) for q in questions]

@@ -26,9 +26,15 @@ async def answer_form(
         raise not_found("Question")
     form = await request.form()
     try:
-        answer = kind_of(question.kind).answer_from_form(question.public, form)
+        answer = kind_of(question.kind).answer_from_form(
+            question.in_language("public", request.state.language), form
+        )
         await service.answer_question(
-            session=session, user_id=user.id, question=question, answer=answer
+            session=session,
+            user_id=user.id,
+            question=question,
+            answer=answer,
+            language=request.state.language,
         )
     except InvalidAnswer as exc:
         request.session["flash"] = {"question": question_id, "message": str(exc)}

@@ -7,6 +7,7 @@ from typing import Any
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from app.i18n import DEFAULT_LANGUAGE
 from app.models import Question, QuestionAttempt
 from app.quizzes.kinds import kind_of
 from app.quizzes.schemas import AnswerResult
@@ -19,10 +20,19 @@ async def get_question(*, session: AsyncSession, question_id: str) -> Question |
 
 
 async def answer_question(
-    *, session: AsyncSession, user_id: int, question: Question, answer: Any
+    *,
+    session: AsyncSession,
+    user_id: int,
+    question: Question,
+    answer: Any,
+    language: str = DEFAULT_LANGUAGE,
 ) -> AnswerResult:
-    """Raises InvalidAnswer (recording nothing) for an answer of the wrong shape."""
-    checked = kind_of(question.kind).check(question.public, question.key, answer)
+    """Raises InvalidAnswer (recording nothing) for an answer of the wrong shape. Checked
+    against the question in `language`, as the student read it (a translated template may
+    take other words); the explanation in that language."""
+    checked = kind_of(question.kind).check(
+        question.in_language("public", language), question.in_language("key", language), answer
+    )
     session.add(
         QuestionAttempt(
             user_id=user_id,
@@ -34,7 +44,7 @@ async def answer_question(
     await session.flush()
     return AnswerResult(
         correct=checked.correct,
-        explanation_html=question.explanation_html,
+        explanation_html=question.in_language("explanation_html", language),
         correct_answer=checked.correct_answer,
     )
 

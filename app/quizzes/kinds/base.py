@@ -7,6 +7,11 @@ catalog's JSON (`out_model`), and the rules: how the key is built from the file,
 answer is read (JSON or HTML form) and checked, and how an answer reads in words. The rest
 of the app stores `public`, `key` and answers as JSON and asks the registry
 (`app.quizzes.kinds`) for the kind that reads them: it never branches on `kind`.
+
+Every text a student reads exists in each language the course is written in: a kind names
+its translatable fields (`translated_fields`, `optional_translated_fields`) and says how a
+translation must fit the English (`translation_problems`) and how it is built
+(`build_translation`); see docs/content.md, "Translations".
 """
 
 from __future__ import annotations
@@ -15,9 +20,10 @@ import json
 from abc import ABC, abstractmethod
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Annotated, Any, ClassVar, Generic, NamedTuple, TypeVar
+from functools import cached_property
+from typing import Annotated, Any, ClassVar, Generic, Literal, NamedTuple, TypeVar
 
-from pydantic import BaseModel, ConfigDict, Field, JsonValue, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, JsonValue, ValidationError, create_model
 from starlette.datastructures import FormData
 
 # Question and exercise ids share one namespace (and this format): the loader refuses an
@@ -25,6 +31,11 @@ from starlette.datastructures import FormData
 ItemId = Annotated[str, Field(pattern=r"^[a-z0-9][a-z0-9-]{0,79}$")]
 TEMPLATES = "lessons/questions"
 Stored = Mapping[str, Any]
+# The languages content is translated into (English is the source).
+TranslatedLanguage = Literal["tr"]
+# What a translation block carries besides the translated fields: the fingerprint of the
+# English it was translated from (app/content/translations.py).
+TRANSLATED_FROM = "translated_from"
 
 
 class InvalidAnswer(ValueError):
@@ -45,6 +56,9 @@ class QuestionSource(SourceModel):
     kind: str
     prompt: str = Field(min_length=1)
     explanation: str = Field(min_length=1)
+    # The question in other languages: its kind's translatable fields (checked by
+    # `QuestionKind.translate`), and `translated_from`.
+    translations: dict[TranslatedLanguage, dict[str, Any]] = {}
 
 
 class QuestionOut(BaseModel):
@@ -103,6 +117,12 @@ class QuestionKind(ABC, Generic[SourceT, PublicT, KeyT, AnswerT]):
     # through the loader, the catalog, the lesson page and the teachers' views.
     example: ClassVar[dict[str, Any]]
 
+    # The fields of `source` a translation must give (the text a student reads) ...
+    translated_fields: ClassVar[tuple[str, ...]] = ("prompt", "explanation")
+    # ... and those it may give: code, the same in every language unless its identifiers are
+    # translated (a fill-in template, its accepted answers).
+    optional_translated_fields: ClassVar[tuple[str, ...]] = ()
+
     @property
     def template(self) -> str:
         """The partial that draws the question's inputs on the lesson page."""
@@ -117,6 +137,78 @@ class QuestionKind(ABC, Generic[SourceT, PublicT, KeyT, AnswerT]):
     def content_problems(self, public: PublicT, key: KeyT) -> list[ContentProblem]:
         """What the built question gives away or gets wrong; nothing by default."""
         return []
+
+    # Translations
+
+    @cached_property
+    def translation_model(self) -> type[BaseModel]:
+        """What `translations.<language>` may hold: the translatable fields, each optional
+        here (a missing one is reported by `content check`), and `translated_from`."""
+        fields: dict[str, Any] = {}
+        for name in self.translated_fields + self.optional_translated_fields:
+            annotation: Any = self.source.model_fields[name].annotation
+            fields[name] = (annotation | None, None)
+        fields[TRANSLATED_FROM] = (str | None, None)
+        return create_model(f"{self.source.__name__}Translation", __base__=SourceModel, **fields)
+
+    def english_fields(self, source: SourceT) -> dict[str, Any]:
+        """The English of every translatable field (what a translation's fingerprint is
+        made from)."""
+        dumped = source.model_dump(mode="json")
+        return {
+            name: dumped[name] for name in self.translated_fields + self.optional_translated_fields
+        }
+
+    def translation_words(self, given: Mapping[str, Any]) -> BaseModel:
+        """A `translations.<language>` block read by `translation_model` (raises
+        ValidationError naming the field)."""
+        return self.translation_model.model_validate(given)
+
+    def count_problems(self, source: SourceT, words: BaseModel) -> list[ContentProblem]:
+        """Translated lists (`words`, from `translation_words`; a field left out is None)
+        whose length differs from the English's: each item translates the English item at
+        its place (options in the same order, pairs, lines). Checked before anything else,
+        so that the mismatch is what is reported."""
+        problems = []
+        for name in self.translated_fields + self.optional_translated_fields:
+            english, other = getattr(source, name), getattr(words, name)
+            if isinstance(english, list) and other is not None and len(other) != len(english):
+                problems.append(
+                    ContentProblem(
+                        name,
+                        f"has {len(other)} item(s) where the English has {len(english)}; "
+                        "translate each, in the same order",
+                    )
+                )
+        return problems
+
+    def translation_problems(self, source: SourceT, translated: SourceT) -> list[ContentProblem]:
+        """Where a translation (`translated`: the question as `translate` made it) does not
+        fit the English beyond its lists' lengths; nothing by default. A kind adds its own
+        rules (the same dependency ids...)."""
+        return self.count_problems(source, translated)
+
+    def translate(self, source: SourceT, words: BaseModel) -> SourceT:
+        """The question in another language: the English with the translated fields in their
+        place, validated as any question of this kind (raises ValidationError located in the
+        question). Fields the translation leaves out stay English."""
+        given = words.model_dump(exclude={TRANSLATED_FROM}, exclude_none=True)
+        merged = source.model_dump(exclude={"translations"}) | given
+        return self.source.model_validate(merged)
+
+    def build_translation(self, source: SourceT, translated: SourceT) -> tuple[PublicT, KeyT]:
+        """The public part and key in another language, which answers recorded in any
+        language must fit: by default built from the translation as from the English (a kind
+        whose ids come from its text keeps the English ids)."""
+        return self.build(translated)
+
+    def build_translation_stored(
+        self, source: QuestionSource, translated: QuestionSource
+    ) -> tuple[dict[str, Any], dict[str, Any]]:
+        if not isinstance(source, self.source) or not isinstance(translated, self.source):
+            raise TypeError(f"{type(source).__name__} is not a {self.name} question")
+        public, key = self.build_translation(source, translated)
+        return public.model_dump(mode="json"), key.model_dump(mode="json")
 
     # Answering
 

@@ -105,6 +105,9 @@ class FillInKind(QuestionKind[FillIn, FillInPublic, FillInKey, Words]):
     key_model = FillInKey
     answer_model = Words
     out_model = FillInOut
+    # The template is code: translated only with its identifiers (and then the blanks'
+    # accepted answers where they name them).
+    optional_translated_fields = ("template", "blanks")
     example: ClassVar[dict[str, Any]] = {
         "id": "example-fill-in",
         "kind": "fill_in",

@@ -86,6 +86,7 @@ class MatchingKind(QuestionKind[Matching, MatchingPublic, MatchingKey, Matches])
     key_model = MatchingKey
     answer_model = Matches
     out_model = MatchingOut
+    translated_fields = ("prompt", "explanation", "pairs")
     example: ClassVar[dict[str, Any]] = {
         "id": "example-matching",
         "kind": "matching",
@@ -109,6 +110,25 @@ class MatchingKind(QuestionKind[Matching, MatchingPublic, MatchingKey, Matches])
         # happen to be written in this order are refused by `content_problems`.
         public = MatchingPublic(left=left, right=sorted(right, key=lambda item: item.id))
         return public, MatchingKey(pairs=pairs)
+
+    def build_translation(
+        self, source: Matching, translated: Matching
+    ) -> tuple[MatchingPublic, MatchingKey]:
+        """The English items' ids (answers are recorded by id, whatever the language) and
+        order, with the translated texts: pair i of the translation translates pair i."""
+        public, key = self.build(source)
+        texts = {
+            _item_id(source.id, letter, getattr(english, side)): getattr(words, side)
+            for english, words in zip(source.pairs, translated.pairs, strict=True)
+            for letter, side in (("l", "left"), ("r", "right"))
+        }
+
+        def translated_items(items: list[MatchItem]) -> list[MatchItem]:
+            return [MatchItem(id=item.id, text=texts[item.id]) for item in items]
+
+        return MatchingPublic(
+            left=translated_items(public.left), right=translated_items(public.right)
+        ), key
 
     def content_problems(self, public: MatchingPublic, key: MatchingKey) -> list[ContentProblem]:
         if written_in_shown_order(public, key):

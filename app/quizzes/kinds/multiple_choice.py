@@ -79,6 +79,7 @@ class MultipleChoiceKind(QuestionKind[MultipleChoice, ChoicePublic, ChoiceKey, C
     key_model = ChoiceKey
     answer_model = Chosen
     out_model = MultipleChoiceOut
+    translated_fields = ("prompt", "explanation", "options")
     example: ClassVar[dict[str, Any]] = {
         "id": "example-multiple-choice",
         "kind": "multiple_choice",

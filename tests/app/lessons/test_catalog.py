@@ -110,9 +110,13 @@ async def test_lesson_shape_matches_the_content_files(client, slug):
             "expected_output",
             "devices",
             "setup",  # the visible example's; never a hidden variant's
+            "hints",  # how many; their texts only through the hints endpoint, once opened
+            "hints_after",
         }
         written = _yaml(path / "exercise.yaml")
         assert exercise["title"] == written["title"]
+        assert exercise["hints"] == len(written.get("hints", []))
+        assert exercise["hints_after"] == written.get("hints_after", 2)
         assert exercise["setup"] == written.get("setup", "").strip()
         assert exercise["devices"] == written.get("devices", ["cpu"])
         assert exercise["starter_code"] == (path / "starter.py").read_text(encoding="utf-8")
