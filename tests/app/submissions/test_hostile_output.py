@@ -7,6 +7,8 @@ from __future__ import annotations
 import asyncio
 import time
 
+import httpx
+
 from tests.helpers import bearer, register
 
 EXERCISE = "tensor-basics-mean-std"  # compared in numeric mode, three lines
@@ -15,7 +17,7 @@ EXERCISE = "tensor-basics-mean-std"  # compared in numeric mode, three lines
 HOSTILE = 'print("mean " + "1" * 65000 + "x")\nprint("std 2.1381")\nprint("population std 2.0")\n'
 
 
-async def test_a_hostile_output_leaves_the_server_answering(live):  # type: ignore[no-untyped-def]
+async def test_a_hostile_output_leaves_the_server_answering(live: httpx.AsyncClient) -> None:  # type: ignore[no-untyped-def]
     _, token = await register(live)
     headers = bearer(token)
     response = await live.post(
@@ -38,4 +40,6 @@ async def test_a_hostile_output_leaves_the_server_answering(live):  # type: igno
     cpu = body["runs"][0]
     assert cpu["verdict"] == "wrong_output"
     assert cpu["diff"].startswith("--- expected")
-    assert slowest < 0.5
+    # The old tokenizer held the process for minutes; a busy machine (parallel tests) may
+    # still delay one answer a little.
+    assert slowest < 2.0
