@@ -86,6 +86,21 @@ class Settings(BaseSettings):
     grader_cgroups: Literal["required", "optional", "off"] | None = None
     grading_enabled: bool = True
 
+    # Limits (docs/security.md, "Limits"), counted in the database so that they hold across
+    # web processes; each refusal is a 429 with Retry-After.
+    max_queued_per_user: int = Field(default=10, ge=1)  # unfinished submissions of a user
+    # Sign-ups from one address: a class behind one school address must fit in a window.
+    signups_per_address: int = Field(default=30, ge=1)
+    signup_window_s: int = Field(default=600, ge=1)
+    answers_per_minute: int = Field(default=60, ge=1)  # question answers of a user
+    # Join codes that are not right (a right one is not counted).
+    join_guesses_per_user: int = Field(default=10, ge=1)
+    join_guesses_per_address: int = Field(default=50, ge=1)
+    join_guess_window_s: int = Field(default=600, ge=1)
+    # `?wait=` long polls one user holds at once in a web process; a newer one ends the
+    # oldest at once (it answers with the submission as it stands).
+    long_polls_per_user: int = Field(default=4, ge=1)
+
     @property
     def effective_grader_cgroups(self) -> Literal["required", "optional", "off"]:
         if self.grader_cgroups is not None:

@@ -4,6 +4,7 @@ from app.models.attempt import QuestionAttempt
 from app.models.base import Base, utcnow
 from app.models.classroom import ClassAssignment, ClassMember, Classroom
 from app.models.content import Exercise, HintOpening, Lesson, Question, Track
+from app.models.limit import RateCount
 from app.models.login import LoginSession, LoginSuccess
 from app.models.states import (
     RevealReason,
@@ -30,6 +31,7 @@ __all__ = [
     "LoginSuccess",
     "Question",
     "QuestionAttempt",
+    "RateCount",
     "RevealReason",
     "Role",
     "RunVerdict",
