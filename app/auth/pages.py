@@ -3,7 +3,7 @@ from __future__ import annotations
 from typing import Annotated, Any
 from urllib.parse import urlsplit
 
-from fastapi import APIRouter, Form, HTTPException, Path, Request, status
+from fastapi import APIRouter, Form, HTTPException, Request, status
 from fastapi.responses import RedirectResponse, Response
 from pydantic import ValidationError
 
@@ -15,6 +15,7 @@ from app.auth.throttle import LoginLimits, Refusal
 from app.config import Settings
 from app.db import SessionDep, get_database
 from app.i18n import N_, gettext
+from app.ids import DbId
 from app.lessons.progress import lesson_progress
 from app.models import User
 from app.templating import render
@@ -249,7 +250,7 @@ async def revoke_token(
     request: Request,
     session: SessionDep,
     user: OptionalUser,
-    token_id: Annotated[int, Path(ge=1, le=2**31 - 1)],
+    token_id: DbId,
 ) -> Response:
     if user is None:
         return _login_redirect(request)

@@ -1,8 +1,6 @@
 from __future__ import annotations
 
-from typing import Annotated
-
-from fastapi import APIRouter, HTTPException, Path, Request, Response, status
+from fastapi import APIRouter, HTTPException, Request, Response, status
 from fastapi.responses import JSONResponse
 
 from app.auth import service, sessions, tokens
@@ -22,12 +20,13 @@ from app.config import Settings
 from app.db import SessionDep, get_database
 from app.errors import conflict, not_found, too_many
 from app.i18n import N_
+from app.ids import DbId
 
 router = APIRouter(tags=["accounts"])
 
 BAD_LOGIN = N_("Incorrect username or password.")
 DISABLED = N_("This account is disabled; ask your teacher or the site's administrator.")
-TokenId = Annotated[int, Path(ge=1, le=2**31 - 1)]
+TokenId = DbId
 
 
 def _settings(request: Request) -> Settings:

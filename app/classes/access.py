@@ -15,12 +15,11 @@ from app.auth.dependencies import current_user
 from app.classes import service
 from app.errors import not_found
 from app.i18n import N_
+from app.ids import DbId
 from app.models import Classroom, Role, User
 
-# Ids beyond a 32-bit integer cannot exist; refusing them keeps PostgreSQL from erroring.
-MAX_ID = 2_147_483_647
-ClassId = Annotated[int, Path(ge=1, le=MAX_ID)]
-StudentId = Annotated[int, Path(ge=1, le=MAX_ID)]
+ClassId = DbId
+StudentId = DbId
 LessonSlug = Annotated[str, Path(max_length=64)]
 
 TEACHERS_ONLY = N_("Only teachers can manage classes.")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import APIRouter, HTTPException, Path, Query, Request, status
+from fastapi import APIRouter, HTTPException, Query, Request, status
 from fastapi.responses import Response
 
 from app.auth.dependencies import Teacher
@@ -48,6 +48,7 @@ from app.classes.schemas import (
 )
 from app.db import SessionDep
 from app.errors import not_found
+from app.ids import DbId
 from app.models import Classroom, Submission, utcnow
 from app.submissions import paging
 from app.submissions.router import expected_for, submission_out
@@ -302,7 +303,7 @@ async def student_submissions(
 async def student_submission(
     class_id: ClassId,
     student_id: StudentId,
-    submission_id: Annotated[int, Path(ge=1, le=paging.MAX_ID)],
+    submission_id: DbId,
     teacher: Teacher,
     session: SessionDep,
 ) -> SubmissionOut:

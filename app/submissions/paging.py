@@ -9,11 +9,11 @@ from typing import Annotated
 
 from fastapi import Query, Request, Response
 
+from app.ids import MAX_ID
 from app.models import Submission
 
 DEFAULT_LIMIT = 20
 MAX_LIMIT = 100
-MAX_ID = 2_147_483_647  # ids are 32-bit: a larger cursor would make PostgreSQL fail
 
 Limit = Annotated[int, Query(ge=1, le=MAX_LIMIT, description="Submissions per page (at most 100).")]
 Before = Annotated[

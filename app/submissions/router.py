@@ -8,6 +8,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from app.auth.dependencies import CurrentUser
 from app.db import SessionDep, get_database
 from app.errors import not_found, too_large, too_many
+from app.ids import DbId
 from app.lessons.service import get_exercise
 from app.models import RevealReason, Submission, SubmissionMode, SubmissionStatus
 from app.submissions import diff, fairness, paging, service, storage
@@ -213,7 +214,7 @@ async def submit(
 
 @router.get("/api/submissions/{submission_id}")
 async def get_submission(
-    submission_id: int,
+    submission_id: DbId,
     request: Request,
     user: CurrentUser,
     session: SessionDep,
