@@ -44,6 +44,11 @@ BACKENDS = _backends()
 # the Redis key namespace from the environment gets one per worker too.
 WORKER = os.environ.get("PYTEST_XDIST_WORKER", "main")
 os.environ["GRADING_NAMESPACE"] = os.environ["GRADER_NAMESPACE"] = f"tc-test-{WORKER}"
+# Limits the suite's own traffic would reach (every test signs up from one address; some
+# queue a burst of submissions for one student), raised for every app and process the tests
+# start. tests/app/test_limits.py tests them with settings of its own.
+os.environ.setdefault("SIGNUPS_PER_ADDRESS", "1000000")
+os.environ.setdefault("MAX_QUEUED_PER_USER", "1000000")
 
 # Markers by the fixtures a test uses. A fixture named here starts the real sandboxed grader
 # (directly or inside a live app) once per module, so its tests also run on one worker.

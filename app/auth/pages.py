@@ -7,6 +7,7 @@ from fastapi import APIRouter, Form, HTTPException, Request, status
 from fastapi.responses import RedirectResponse, Response
 from pydantic import ValidationError
 
+from app import limits
 from app.auth import passwords, service, sessions, tokens
 from app.auth.dependencies import OptionalUser, client_address, log_in, log_out, session_key
 from app.auth.router import BAD_LOGIN, DISABLED
@@ -92,6 +93,27 @@ async def signup(
                 gettext(USERNAME_RULE) if field == "username" else _password_error(error["type"])
             )
     else:
+        try:
+            await limits.count(
+                database=get_database(request),
+                limit=limits.signups(_settings(request)),
+                subject=client_address(request),
+            )
+        except limits.LimitReached as exc:
+            # The form again with what was typed (but the password), and when to try again.
+            refused = render(
+                request,
+                "auth/signup.html",
+                {
+                    "next": safe_next(next),
+                    "errors": {},
+                    "error": gettext(exc.limit.message) % {"seconds": exc.retry_after_s},
+                    "username": username[:200],
+                },
+                status_code=status.HTTP_429_TOO_MANY_REQUESTS,
+            )
+            refused.headers["Retry-After"] = str(exc.retry_after_s)
+            return refused
         try:
             user = await service.create_user(
                 session=session, username=credentials.username, password=credentials.password

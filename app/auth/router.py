@@ -3,6 +3,7 @@ from __future__ import annotations
 from fastapi import APIRouter, HTTPException, Request, Response, status
 from fastapi.responses import JSONResponse
 
+from app import limits
 from app.auth import service, sessions, tokens
 from app.auth.dependencies import CurrentUser, client_address, log_out
 from app.auth.schemas import (
@@ -37,9 +38,20 @@ def _settings(request: Request) -> Settings:
 @router.post(
     "/api/auth/register",
     status_code=status.HTTP_201_CREATED,
-    responses={409: {"description": "The username is taken"}},
+    responses={
+        409: {"description": "The username is taken"},
+        429: {"description": "Too many sign-ups from this address"},
+    },
 )
 async def register(body: Credentials, request: Request, session: SessionDep) -> Registered:
+    try:
+        await limits.count(
+            database=get_database(request),
+            limit=limits.signups(_settings(request)),
+            subject=client_address(request),
+        )
+    except limits.LimitReached as exc:
+        raise too_many(str(exc), exc.retry_after_s) from None
     try:
         user = await service.create_user(
             session=session, username=body.username, password=body.password

@@ -10,8 +10,9 @@ from fastapi import APIRouter, Form, HTTPException, Query, Request, status
 from fastapi.responses import RedirectResponse, Response
 from pydantic import TypeAdapter, ValidationError
 
-from app.auth.dependencies import OptionalUser
-from app.classes import service
+from app import limits
+from app.auth.dependencies import OptionalUser, client_address
+from app.classes import guesses, service
 from app.classes.access import (
     ClassId,
     LessonSlug,
@@ -34,7 +35,7 @@ from app.classes.grid import (
 from app.classes.home import student_home
 from app.classes.insight import build_insight
 from app.classes.schemas import ClassName, InvalidDueDate, parse_due
-from app.db import SessionDep
+from app.db import SessionDep, get_database
 from app.errors import not_found
 from app.i18n import N_, gettext
 from app.models import Classroom, Role, User, utcnow
@@ -138,19 +139,44 @@ async def create_class_form(
     return _redirect(f"/classes/{classroom.id}")
 
 
+def _join_refused(request: Request, code: str, message: str, status_code: int) -> Response:
+    """The join form again, with what was typed and why it was refused."""
+    return render(
+        request,
+        "classes/join.html",
+        {"code": code[:64], "error": message, "classroom": None},
+        status_code=status_code,
+    )
+
+
+async def _too_many_guesses(request: Request, user: User, code: str) -> Response | None:
+    """The refusal page (429) if this student or address tried too many wrong codes."""
+    try:
+        await guesses.check_guess(
+            database=get_database(request),
+            settings=request.app.state.settings,
+            student_id=user.id,
+            address=client_address(request),
+            code=code,
+        )
+    except limits.LimitReached as exc:
+        message = gettext(exc.limit.message) % {"seconds": exc.retry_after_s}
+        refused = _join_refused(request, code, message, status.HTTP_429_TOO_MANY_REQUESTS)
+        refused.headers["Retry-After"] = str(exc.retry_after_s)
+        return refused
+    return None
+
+
 async def _join_or_explain(
     request: Request, session: SessionDep, user: User, code: str
 ) -> Response:
     require_student(user)
+    if (refused := await _too_many_guesses(request, user, code)) is not None:
+        return refused
     try:
         classroom = await service.join(session=session, student_id=user.id, code=code)
     except service.JoinRefused as exc:
-        return render(
-            request,
-            "classes/join.html",
-            {"code": code, "error": gettext(exc.message), "classroom": None},
-            status_code=exc.status_code,
-        )
+        return _join_refused(request, code, gettext(exc.message), exc.status_code)
     _flash(
         request,
         gettext("You are in “%(name)s”. Its assignments are below.") % {"name": classroom.name},
@@ -174,10 +200,13 @@ async def join_form(
 async def join_page(
     code: LessonSlug, request: Request, session: SessionDep, user: OptionalUser
 ) -> Response:
-    """The join link: asks the student to confirm (a GET never changes anything)."""
+    """The join link: asks the student to confirm (a GET never joins; a code no class has
+    counts as a guess, app/classes/guesses.py)."""
     if user is None:
         return _to_login(request)
     require_student(user)
+    if (refused := await _too_many_guesses(request, user, code)) is not None:
+        return refused
     classroom = await service.class_for_code(session=session, code=code)
     if classroom is None:
         raise HTTPException(status.HTTP_404_NOT_FOUND, service.UNKNOWN_CODE)

@@ -7,8 +7,9 @@ from typing import Annotated
 from fastapi import APIRouter, HTTPException, Query, Request, status
 from fastapi.responses import Response
 
-from app.auth.dependencies import Teacher
-from app.classes import drilldown, service
+from app import limits
+from app.auth.dependencies import Teacher, client_address
+from app.classes import drilldown, guesses, service
 from app.classes.access import (
     ClassId,
     LessonSlug,
@@ -46,8 +47,8 @@ from app.classes.schemas import (
     StudentRef,
     SubmissionEvent,
 )
-from app.db import SessionDep
-from app.errors import not_found
+from app.db import SessionDep, get_database
+from app.errors import not_found, too_many
 from app.ids import DbId
 from app.models import Classroom, Submission, utcnow
 from app.submissions import paging
@@ -95,10 +96,23 @@ async def list_classes(request: Request, teacher: Teacher, session: SessionDep) 
     responses={
         404: {"description": "No class has this join code"},
         409: {"description": "The class is archived"},
+        429: {"description": "Too many wrong join codes from this student or address"},
     },
 )
-async def join_class(body: JoinIn, student: Student, session: SessionDep) -> JoinedOut:
+async def join_class(
+    body: JoinIn, request: Request, student: Student, session: SessionDep
+) -> JoinedOut:
     """Join with a code. Joining again changes nothing (200, the same class)."""
+    try:
+        await guesses.check_guess(
+            database=get_database(request),
+            settings=request.app.state.settings,
+            student_id=student.id,
+            address=client_address(request),
+            code=body.join_code,
+        )
+    except limits.LimitReached as exc:
+        raise too_many(str(exc), exc.retry_after_s) from None
     try:
         classroom = await service.join(session=session, student_id=student.id, code=body.join_code)
     except service.JoinRefused as exc:

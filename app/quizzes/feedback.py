@@ -49,6 +49,8 @@ class QuestionView:
 
     @cached_property
     def given(self) -> BaseModel | None:
+        if self.typed is not None:
+            return self.kind.recorded_answer(self.typed)
         return self.kind.recorded_answer(self.attempt.answer) if self.attempt else None
 
     def correct_answer_text(self) -> list[str]:
@@ -67,6 +69,7 @@ async def question_views(
     typed: dict[str, object] | None = None,
     language: str = DEFAULT_LANGUAGE,
 ) -> list[QuestionView]:
+    """`typed`: question id -> an answer sent but not taken, shown instead of the last."""
     if user_id is None or not questions:
         return [QuestionView(q, None, language=language) for q in questions]
     last = await service.last_answers(

@@ -5,9 +5,12 @@ from __future__ import annotations
 from fastapi import APIRouter, Request, status
 from fastapi.responses import RedirectResponse, Response
 
+from app import limits
 from app.auth.dependencies import OptionalUser
 from app.db import SessionDep
 from app.errors import not_found
+from app.i18n import gettext
+from app.lessons.pages import render_lesson
 from app.quizzes import service
 from app.quizzes.kinds import InvalidAnswer, kind_of
 
@@ -29,6 +32,9 @@ async def answer_form(
         answer = kind_of(question.kind).answer_from_form(
             question.in_language("public", request.state.language), form
         )
+        await limits.take(
+            session=session, limit=limits.answers(request.app.state.settings), subject=user.id
+        )
         await service.answer_question(
             session=session,
             user_id=user.id,
@@ -38,4 +44,15 @@ async def answer_form(
         )
     except InvalidAnswer as exc:
         request.session["flash"] = {"question": question_id, "message": str(exc)}
+    except limits.LimitReached as exc:
+        # The page at once (429), the answer as it was typed, and when to try again: the
+        # page takes the message out of the session as it is drawn.
+        message = gettext(exc.limit.message) % {"seconds": exc.retry_after_s}
+        request.session["flash"] = {"question": question_id, "message": message}
+        refused = await render_lesson(
+            request, session=session, user=user, slug=slug, typed_answers={question_id: answer}
+        )
+        refused.status_code = status.HTTP_429_TOO_MANY_REQUESTS
+        refused.headers["Retry-After"] = str(exc.retry_after_s)
+        return refused
     return RedirectResponse(anchor, status.HTTP_303_SEE_OTHER)

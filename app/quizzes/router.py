@@ -1,10 +1,11 @@
 from __future__ import annotations
 
-from fastapi import APIRouter, HTTPException, status
+from fastapi import APIRouter, HTTPException, Request, status
 
+from app import limits
 from app.auth.dependencies import CurrentUser
 from app.db import SessionDep
-from app.errors import not_found
+from app.errors import not_found, too_many
 from app.i18n import current_language
 from app.quizzes import service
 from app.quizzes.kinds import InvalidAnswer
@@ -13,10 +14,21 @@ from app.quizzes.schemas import AnswerIn, AnswerResult
 router = APIRouter(tags=["questions"])
 
 
-@router.post("/api/questions/{question_id}/answers")
+@router.post(
+    "/api/questions/{question_id}/answers",
+    responses={429: {"description": "Too many answers in a minute"}},
+)
 async def answer(
-    question_id: str, body: AnswerIn, user: CurrentUser, session: SessionDep
+    question_id: str, body: AnswerIn, request: Request, user: CurrentUser, session: SessionDep
 ) -> AnswerResult:
+    try:
+        # Counted in the unit of work that records the answer: atomic, and an answer
+        # refused for its shape (422) is not counted.
+        await limits.take(
+            session=session, limit=limits.answers(request.app.state.settings), subject=user.id
+        )
+    except limits.LimitReached as exc:
+        raise too_many(str(exc), exc.retry_after_s) from None
     question = await service.get_question(session=session, question_id=question_id)
     if question is None:
         raise not_found("Question")

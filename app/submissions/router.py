@@ -1,22 +1,26 @@
 from __future__ import annotations
 
+import math
+from datetime import timedelta
 from typing import Annotated, NamedTuple
 
 from fastapi import APIRouter, BackgroundTasks, HTTPException, Query, Request, Response, status
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.auth.dependencies import CurrentUser
+from app.config import Settings
 from app.db import SessionDep, get_database
 from app.errors import not_found, too_large, too_many
 from app.ids import DbId
 from app.lessons.service import get_exercise
-from app.models import RevealReason, Submission, SubmissionMode, SubmissionStatus
+from app.models import RevealReason, Submission, SubmissionMode, SubmissionStatus, utcnow
 from app.submissions import diff, fairness, paging, service, storage
 from app.submissions.fairness import Place
 from app.submissions.grading import GradingBackend
 from app.submissions.jobs import hidden_checks
 from app.submissions.schemas import SolutionOut, SubmissionIn, SubmissionOut
-from app.submissions.waiting import wait_for_submission
+from app.submissions.service import Admission
+from app.submissions.waiting import long_polls, wait_for_submission
 
 router = APIRouter(tags=["submissions"])
 Wait = Annotated[
@@ -24,7 +28,11 @@ Wait = Annotated[
     Query(
         ge=0,
         le=30,
-        description="Seconds to hold the answer until the submission is finished.",
+        description=(
+            "Seconds to hold the answer until the submission is finished. A user holds a "
+            "few such waits at once (LONG_POLLS_PER_USER, 4): a newer one ends the oldest, "
+            "which answers at once with the submission as it stands."
+        ),
     ),
 ]
 
@@ -80,6 +88,32 @@ def grading_of(request: Request) -> GradingBackend | None:
     return getattr(request.app.state, "grading", None)
 
 
+MINUTE_S = 60
+QUEUED_RETRY_S = 10  # a guess: about how long a few submissions take to grade
+
+
+def refuse_if_too_many(*, settings: Settings, mode: SubmissionMode, admission: Admission) -> None:
+    """429 with Retry-After if one more submission is more than the student may have."""
+    trying_out = mode == SubmissionMode.RUN
+    allowed = settings.runs_per_minute if trying_out else settings.submissions_per_minute
+    if admission.recent >= allowed:
+        what = "runs" if trying_out else "submissions"
+        oldest = admission.oldest_recent or utcnow()
+        wait = (oldest + timedelta(seconds=MINUTE_S) - utcnow()).total_seconds()
+        seconds = max(1, math.ceil(wait))
+        raise too_many(
+            f"At most {allowed} {what} a minute; try again in {seconds} seconds.", seconds
+        )
+    if admission.own_unfinished >= settings.max_queued_per_user:
+        raise too_many(
+            f"You have {admission.own_unfinished} submissions waiting to be graded; try again "
+            f"when they have finished.",
+            QUEUED_RETRY_S,
+        )
+    if admission.queued >= settings.grader_queue_limit:
+        raise too_many("The grading queue is full; try again in a few seconds.", 5)
+
+
 class Accepted(NamedTuple):
     submission: Submission
     place: Place
@@ -102,21 +136,19 @@ async def accept_submission(
     settings = request.app.state.settings
     if len(code.encode()) > settings.max_code_bytes:
         raise too_large(f"Code is limited to {settings.max_code_bytes // 1024} KiB.")
-    # The checks read on a short session of their own; the unit of work only inserts.
     async with get_database(request).sessionmaker() as reader:
         exercise = await get_exercise(session=reader, exercise_id=exercise_id)
-        if exercise is None:
-            raise not_found("Exercise")
-        admission = await service.admission_counts(
-            session=reader, user_id=user_id, mode=mode, seconds=60
-        )
-    trying_out = mode == SubmissionMode.RUN
-    allowed = settings.runs_per_minute if trying_out else settings.submissions_per_minute
-    if admission.recent >= allowed:
-        what = "runs" if trying_out else "submissions"
-        raise too_many(f"At most {allowed} {what} a minute; wait a little.", 30)
-    if admission.queued >= settings.grader_queue_limit:
-        raise too_many("The grading queue is full; try again in a few seconds.", 5)
+    if exercise is None:
+        raise not_found("Exercise")
+    # Counted and inserted in one write transaction, so that concurrent submissions of one
+    # student cannot all pass the same count: on PostgreSQL the student's users row is
+    # locked first (as finishes and storage accounting lock it, in the same order); on
+    # SQLite the unit of work holds the one write lock from its first statement.
+    await fairness.lock_student(session=session, user_id=user_id)
+    admission = await service.admission_counts(
+        session=session, user_id=user_id, mode=mode, seconds=MINUTE_S
+    )
+    refuse_if_too_many(settings=settings, mode=mode, admission=admission)
     limit = settings.grading_in_flight_per_student
     submission = await service.create_submission(
         session=session,
@@ -158,13 +190,16 @@ async def answer_submitted(
     if grading is not None and submission.dispatched_at is not None:
         await grading.submitted(submission.id)
     database = get_database(request)
-    latest = await wait_for_submission(
-        database=database,
-        notifier=grading.notifier if grading else None,
-        submission_id=submission.id,
-        seconds=wait,
-        event=event,
-    )
+    per_user = request.app.state.settings.long_polls_per_user
+    with long_polls(request.app).hold(submission.user_id, per_user) as cut_short:
+        latest = await wait_for_submission(
+            database=database,
+            notifier=grading.notifier if grading else None,
+            submission_id=submission.id,
+            seconds=wait,
+            event=event,
+            cut_short=cut_short,
+        )
     if latest is None:
         return submission_out(submission, place=place)
     if latest.status in SubmissionStatus.FINISHED:
@@ -232,13 +267,16 @@ async def get_submission(
         # A long poll must not hold a pooled connection: end this read-only transaction
         # now; the wait looks with short sessions of its own.
         await session.close()
-        latest = await wait_for_submission(
-            database=get_database(request),
-            notifier=grading.notifier if grading else None,
-            submission_id=submission_id,
-            seconds=wait,
-            event=event,
-        )
+        per_user = request.app.state.settings.long_polls_per_user
+        with long_polls(request.app).hold(user.id, per_user) as cut_short:
+            latest = await wait_for_submission(
+                database=get_database(request),
+                notifier=grading.notifier if grading else None,
+                submission_id=submission_id,
+                seconds=wait,
+                event=event,
+                cut_short=cut_short,
+            )
         submission = latest or submission
     place = await fairness.place_of(session=session, submission=submission)
     expected = await expected_for(session=session, submission=submission)

@@ -270,23 +270,23 @@ class Admission(NamedTuple):
     queued: int  # submissions queued overall, waiting ones included
     in_line: int  # submissions queued for the graders (handed to them, not yet taken)
     own_unfinished: int  # this user's submissions not finished yet
+    oldest_recent: datetime | None  # when the oldest of `recent` was made
 
 
 async def admission_counts(
     *, session: AsyncSession, user_id: int, mode: SubmissionMode, seconds: int
 ) -> Admission:
     """What admitting one more submission depends on, in one round trip: this runs on every
-    submission."""
+    submission. Read in the transaction that inserts it, after `fairness.lock_student`, so
+    that concurrent submissions of one student see each other (app/submissions/router.py)."""
     since = utcnow() - timedelta(seconds=seconds)
-    recent = (
-        select(func.count())
-        .where(
-            Submission.user_id == user_id,
-            Submission.mode == mode,
-            Submission.created_at >= since,
-        )
-        .scalar_subquery()
+    of_mode = (
+        Submission.user_id == user_id,
+        Submission.mode == mode,
+        Submission.created_at >= since,
     )
+    recent = select(func.count()).where(*of_mode).scalar_subquery()
+    oldest = select(func.min(Submission.created_at)).where(*of_mode).scalar_subquery()
     queued = (
         select(func.count()).where(Submission.status == SubmissionStatus.QUEUED).scalar_subquery()
     )
@@ -300,8 +300,14 @@ async def admission_counts(
         .where(Submission.user_id == user_id, Submission.status.in_(SubmissionStatus.UNFINISHED))
         .scalar_subquery()
     )
-    row = (await session.execute(select(recent, queued, in_line, own))).one()
-    return Admission(*(int(value) for value in row))
+    row = (await session.execute(select(recent, queued, in_line, own, oldest))).one()
+    return Admission(
+        recent=int(row[0]),
+        queued=int(row[1]),
+        in_line=int(row[2]),
+        own_unfinished=int(row[3]),
+        oldest_recent=row[4],
+    )
 
 
 async def mark_started(*, session: AsyncSession, submission_id: int, lease_s: float) -> bool:

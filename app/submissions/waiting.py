@@ -1,16 +1,70 @@
-"""Holding a request until a submission finishes (`?wait=`), in either grading mode."""
+"""Holding a request until a submission finishes (`?wait=`), in either grading mode, and
+how many such requests one user may hold at once."""
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
 import time
+from collections.abc import Iterator
+
+from fastapi import FastAPI
 
 from app.db import Database
 from app.models import Submission, SubmissionStatus
 from app.submissions.dispatch import Finished, Notifier
 
 POLL_S = 0.25
+
+
+class LongPolls:
+    """The `?wait=` requests each user holds in this process, at most `per_user` at once.
+    When one more starts the oldest is cut short: it answers at once with the submission as
+    it stands. So the newest always wins (a reloaded page is never refused), and one user
+    cannot hold hundreds of requests open, with their wake-ups, to slow everyone else."""
+
+    def __init__(self) -> None:
+        self._held: dict[int, list[asyncio.Event]] = {}
+
+    @contextlib.contextmanager
+    def hold(self, user_id: int, per_user: int) -> Iterator[asyncio.Event]:
+        """An event that is set when this wait is to end at once."""
+        cut_short = asyncio.Event()
+        held = self._held.setdefault(user_id, [])
+        held.append(cut_short)
+        while len(held) > per_user:
+            held.pop(0).set()
+        try:
+            yield cut_short
+        finally:
+            if cut_short in held:
+                held.remove(cut_short)
+            if not held and self._held.get(user_id) is held:
+                del self._held[user_id]
+
+    def held(self, user_id: int) -> int:
+        return len(self._held.get(user_id, ()))
+
+
+def long_polls(app: FastAPI) -> LongPolls:
+    """The app's LongPolls, made on first use."""
+    polls: LongPolls | None = getattr(app.state, "long_polls", None)
+    if polls is None:
+        polls = app.state.long_polls = LongPolls()
+    return polls
+
+
+async def _until_set(events: list[asyncio.Event], seconds: float) -> None:
+    """Until one of `events` is set or `seconds` run out."""
+    if not events:
+        await asyncio.sleep(seconds)
+        return
+    waits = [asyncio.ensure_future(event.wait()) for event in events]
+    try:
+        await asyncio.wait(waits, timeout=seconds, return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        for wait in waits:
+            wait.cancel()
 
 
 async def wait_for_submission(
@@ -20,9 +74,11 @@ async def wait_for_submission(
     submission_id: int,
     seconds: float,
     event: Finished | None = None,
+    cut_short: asyncio.Event | None = None,
 ) -> Submission | None:
-    """The submission as soon as it is finished or `seconds` run out. Each look uses its
-    own short session: a long transaction would keep showing SQLite's old snapshot.
+    """The submission as soon as it is finished, `seconds` run out or `cut_short` is set
+    (LongPolls). Each look uses its own short session: a long transaction would keep
+    showing SQLite's old snapshot.
 
     `event`: taken from the notifier by a caller *before* its own look found the submission
     unfinished; the first wait then needs no look of its own. A finish that hands over the
@@ -39,15 +95,16 @@ async def wait_for_submission(
                 submission is None
                 or submission.status in SubmissionStatus.FINISHED
                 or remaining <= 0
+                or (cut_short is not None and cut_short.is_set())
             ):
                 return submission
         looked = False
         remaining = deadline - time.monotonic()
+        stop = [cut_short] if cut_short is not None else []
         if event is None:
-            await asyncio.sleep(min(remaining, POLL_S))
+            await _until_set(stop, min(remaining, POLL_S))
             continue
-        with contextlib.suppress(TimeoutError):
-            # Bounded, so a finish recorded by another process is still seen by polling.
-            await asyncio.wait_for(event.wait(), min(remaining, 1.0))
+        # Bounded, so a finish recorded by another process is still seen by polling.
+        await _until_set([event, *stop], min(remaining, 1.0))
         if event.submission is not None:
             return event.submission

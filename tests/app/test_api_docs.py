@@ -27,6 +27,9 @@ Operation = tuple[str, str]
 # What only an endpoint's own logic can answer, so no dependency tells: said here, in full.
 RATE_LIMITED = {
     ("POST", "/api/auth/token"),
+    ("POST", "/api/auth/register"),  # sign-ups per address
+    ("POST", "/api/questions/{question_id}/answers"),
+    ("POST", "/api/classes/join"),  # wrong join codes
     ("POST", "/api/exercises/{exercise_id}/submissions"),
     ("POST", "/api/exercises/{exercise_id}/runs"),
 }
