@@ -1,4 +1,5 @@
-"""One student's work on one lesson, in time order: every answer and every submission."""
+"""One student's work on one lesson, in time order: every answer, every submission and
+every hint opened."""
 
 from __future__ import annotations
 
@@ -9,7 +10,8 @@ from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.classes.answers import AnswerView, correct_answer, describe_answer, plain
-from app.models import Exercise, Question, QuestionAttempt, Submission
+from app.lessons.hints import opened_by
+from app.models import Exercise, HintOpening, Question, QuestionAttempt, Submission
 
 
 @dataclass
@@ -40,7 +42,20 @@ class SubmissionEvent:
     kind = "submission"
 
 
-Event = AnswerEvent | SubmissionEvent
+@dataclass
+class HintEvent:
+    at: datetime
+    opening: HintOpening
+    exercise: Exercise
+
+    kind = "hint"
+
+    @property
+    def number(self) -> int:
+        return self.opening.hint_index + 1
+
+
+Event = AnswerEvent | SubmissionEvent | HintEvent
 
 
 async def lesson_events(*, session: AsyncSession, student_id: int, lesson_slug: str) -> list[Event]:
@@ -93,14 +108,20 @@ async def lesson_events(*, session: AsyncSession, student_id: int, lesson_slug: 
                     submission.created_at, submission, exercises[submission.exercise_id]
                 )
             )
-    events.sort(
-        key=lambda e: (
-            e.at,
-            0 if isinstance(e, AnswerEvent) else 1,
-            e.attempt.id if isinstance(e, AnswerEvent) else e.submission.id,
-        )
-    )
+    for opening in await opened_by(
+        session=session, user_id=student_id, exercise_ids=list(exercises)
+    ):
+        events.append(HintEvent(opening.opened_at, opening, exercises[opening.exercise_id]))
+    events.sort(key=_order)
     return events
+
+
+def _order(event: Event) -> tuple[datetime, int, int]:
+    if isinstance(event, AnswerEvent):
+        return (event.at, 0, event.attempt.id)
+    if isinstance(event, SubmissionEvent):
+        return (event.at, 1, event.submission.id)
+    return (event.at, 2, event.opening.id)
 
 
 async def student_submissions(

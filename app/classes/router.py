@@ -19,6 +19,7 @@ from app.classes.access import (
     own_class,
 )
 from app.classes.drilldown import AnswerEvent as AnswerRow
+from app.classes.drilldown import HintEvent as HintRow
 from app.classes.drilldown import lesson_events
 from app.classes.export import grid_csv
 from app.classes.grid import GridLesson, build_grid, state_of, student_cells
@@ -34,6 +35,7 @@ from app.classes.schemas import (
     ClassPatch,
     Count,
     DrillDownOut,
+    HintOpenedOut,
     InsightOut,
     ItemInsight,
     JoinedOut,
@@ -372,6 +374,12 @@ async def drill_down(
                 submission=submission_out(e.submission, with_code=True, teacher=True, preview=True),
             )
             for e in events
+            if not isinstance(e, HintRow)
+        ],
+        hints=[
+            HintOpenedOut(exercise_id=e.exercise.id, number=e.number, opened_at=e.at)
+            for e in events
+            if isinstance(e, HintRow)
         ],
     )
 

@@ -170,11 +170,20 @@ class SubmissionEvent(BaseModel):
     submission: SubmissionOut
 
 
+class HintOpenedOut(BaseModel):
+    exercise_id: str
+    number: int = Field(description="1 for the exercise's first hint.")
+    opened_at: datetime
+
+
 class DrillDownOut(BaseModel):
     student: StudentRef
     lesson: LessonColumn
     cell: CellOut
     events: list[Annotated[AnswerEvent | SubmissionEvent, Field(discriminator="kind")]]
+    hints: list[HintOpenedOut] = Field(
+        default_factory=list, description="The hints the student opened, oldest first."
+    )
 
 
 class Count(BaseModel):

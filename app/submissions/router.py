@@ -11,6 +11,7 @@ from app.auth.dependencies import CurrentUser
 from app.config import Settings
 from app.db import SessionDep, get_database
 from app.errors import not_found, too_large, too_many
+from app.i18n import current_language
 from app.ids import DbId
 from app.lessons.service import get_exercise
 from app.models import RevealReason, Submission, SubmissionMode, SubmissionStatus, utcnow
@@ -350,7 +351,10 @@ async def give_up(exercise_id: str, user: CurrentUser, session: SessionDep) -> S
     reason = await service.solution_reason(
         session=session, user_id=user.id, exercise_id=exercise_id
     )
-    return SolutionOut(solution_code=exercise.solution_code, reason=reason or RevealReason.GAVE_UP)
+    return SolutionOut(
+        solution_code=exercise.in_language("solution_code", current_language()),
+        reason=reason or RevealReason.GAVE_UP,
+    )
 
 
 @router.get(
@@ -368,4 +372,5 @@ async def solution(exercise_id: str, user: CurrentUser, session: SessionDep) -> 
         raise HTTPException(
             status.HTTP_403_FORBIDDEN, "Pass the exercise or give up to see the solution."
         )
-    return SolutionOut.model_validate({"solution_code": exercise.solution_code, "reason": reason})
+    solution_code = exercise.in_language("solution_code", current_language())
+    return SolutionOut.model_validate({"solution_code": solution_code, "reason": reason})
