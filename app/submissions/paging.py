@@ -9,7 +9,7 @@ from typing import Annotated
 
 from fastapi import Query, Request, Response
 
-from app.ids import MAX_ID
+from app.ids import id_query
 from app.models import Submission
 
 DEFAULT_LIMIT = 20
@@ -17,12 +17,7 @@ MAX_LIMIT = 100
 
 Limit = Annotated[int, Query(ge=1, le=MAX_LIMIT, description="Submissions per page (at most 100).")]
 Before = Annotated[
-    int | None,
-    Query(
-        ge=1,
-        le=MAX_ID,
-        description="Only submissions with a smaller id: the next page's cursor.",
-    ),
+    int | None, id_query("Only submissions with a smaller id: the next page's cursor")
 ]
 
 
