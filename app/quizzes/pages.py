@@ -10,7 +10,7 @@ from app.auth.dependencies import OptionalUser
 from app.db import SessionDep
 from app.errors import not_found
 from app.i18n import gettext
-from app.lessons.pages import render_lesson
+from app.lessons.lesson_page import render_lesson
 from app.quizzes import service
 from app.quizzes.kinds import InvalidAnswer, kind_of
 

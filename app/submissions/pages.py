@@ -9,7 +9,7 @@ from fastapi.responses import RedirectResponse, Response
 
 from app.auth.dependencies import OptionalUser
 from app.db import SessionDep
-from app.lessons.pages import RefusedSubmission, render_lesson
+from app.lessons.lesson_page import RefusedSubmission, render_lesson
 from app.lessons.service import get_exercise
 from app.models import SubmissionMode, User
 from app.submissions import service
