@@ -112,6 +112,7 @@ compose-smoke:
 lint: install-dev
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
+	$(BIN)/lint-imports
 
 typecheck: install-dev
 	$(BIN)/mypy

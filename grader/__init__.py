@@ -8,7 +8,7 @@
 The app talks to the grader only through the models of `grader.contract`.
 """
 
-from .compare import ComparisonError, LineMatcher, compare
+from .comparison import ComparisonError, LineMatcher, compare
 from .config import GraderConfig
 from .contract import Comparison, ComparisonMode, Job, Limits, Result, Run, RunVerdict, Variant
 from .service import Grader

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from . import bubblewrap, seccomp
 from .backends import Backend, DeviceInstance, load_backends
 from .cgroups import Cgroups, CgroupUnavailable
-from .compare import compare
+from .comparison import compare
 from .config import GraderConfig
 from .contract import Comparison, Job, Limits, Result, Run
 from .interpreter import (

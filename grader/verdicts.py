@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import signal
 
-from .compare import ComparisonError, compare_output
+from .comparison import ComparisonError, compare_output
 from .contract import Comparison, Limits, Run, RunVerdict
 from .feedback import DEVICE_HINT, needs_device_hint, ran_out_of_memory, trim_traceback
 from .pool import Outcome

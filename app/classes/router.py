@@ -54,7 +54,7 @@ from app.errors import not_found, too_many
 from app.ids import DbId
 from app.models import Classroom, Submission, utcnow
 from app.submissions import paging
-from app.submissions.router import expected_for, submission_out
+from app.submissions.present import expected_for, submission_out
 from app.submissions.schemas import SubmissionOut
 
 router = APIRouter(tags=["classes"])

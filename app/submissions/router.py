@@ -5,7 +5,6 @@ from datetime import timedelta
 from typing import Annotated, NamedTuple
 
 from fastapi import APIRouter, BackgroundTasks, HTTPException, Query, Request, Response, status
-from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.auth.dependencies import CurrentUser
 from app.config import Settings
@@ -15,10 +14,10 @@ from app.i18n import current_language
 from app.ids import DbId
 from app.lessons.service import get_exercise
 from app.models import RevealReason, Submission, SubmissionMode, SubmissionStatus, utcnow
-from app.submissions import diff, fairness, paging, service, storage
+from app.submissions import fairness, paging, service
 from app.submissions.fairness import Place
 from app.submissions.grading import GradingBackend
-from app.submissions.jobs import hidden_checks
+from app.submissions.present import expected_for, submission_out
 from app.submissions.schemas import SolutionOut, SubmissionIn, SubmissionOut
 from app.submissions.service import Admission
 from app.submissions.waiting import long_polls, wait_for_submission
@@ -36,53 +35,6 @@ Wait = Annotated[
         ),
     ),
 ]
-
-
-def submission_out(
-    submission: Submission,
-    *,
-    place: Place = Place(),
-    with_code: bool = True,
-    teacher: bool = False,
-    preview: bool = False,
-    expected: str | None = None,
-) -> SubmissionOut:
-    """`preview` (lists): each run's outputs shortened to their first and last KiB.
-    `expected`: the exercise's expected output, for the side-by-side `rows` of failed runs
-    (never on previews: a shortened output would be compared wrongly)."""
-    checks = hidden_checks(submission.runs)
-    if checks is not None and not teacher:
-        checks["failed"] = None
-    return SubmissionOut(
-        id=submission.id,
-        exercise_id=submission.exercise_id,
-        status=submission.status,
-        verdict=submission.verdict,
-        runs=[storage.cut_run(run) for run in submission.runs]
-        if preview
-        else [
-            {**run, "rows": diff.rows_for(run, expected, submission.mode)}
-            for run in submission.runs
-        ],
-        output_truncated=any(run.get("truncated") for run in submission.runs),
-        created_at=submission.created_at,
-        finished_at=submission.finished_at,
-        detail=submission.detail,
-        mode=submission.mode,
-        position=place.position,
-        waiting_for_own=place.waiting_for_own,
-        code=submission.code if with_code else None,
-        hidden_checks=checks,
-    )
-
-
-async def expected_for(*, session: AsyncSession, submission: Submission) -> str | None:
-    """The exercise's expected output, read only when a run of `submission` is shown
-    against it."""
-    if not any(diff.shows_comparison(run, submission.mode) for run in submission.runs):
-        return None
-    exercise = await get_exercise(session=session, exercise_id=submission.exercise_id)
-    return exercise.expected_output if exercise is not None else None
 
 
 def grading_of(request: Request) -> GradingBackend | None:

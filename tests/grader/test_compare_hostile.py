@@ -14,7 +14,7 @@ from collections.abc import Callable
 import pytest
 
 from grader import Comparison, Grader, Job, LineMatcher, compare
-from grader.compare import (
+from grader.comparison import (
     MAX_DIFF_LINES,
     MAX_PATTERN_LINE,
     compare_output,
@@ -99,7 +99,7 @@ _BACKTRACKING_NUMBER = re.compile(
 
 
 def test_the_numeric_tokenizer_finds_what_it_found_before() -> None:
-    from grader.compare import _NUMBER
+    from grader.comparison import _NUMBER
 
     rng = random.Random(7)
     alphabet = "0123456789..eE+-nNaAiIfty x,[]("
