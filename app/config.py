@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import re
 from functools import cached_property
 from pathlib import Path
 from typing import Literal
+from urllib.parse import urlsplit, urlunsplit
 
-from pydantic import Field, model_validator
+from pydantic import Field, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
@@ -31,6 +33,11 @@ KNOWN_DEFAULT_SECRETS = frozenset(
         "password",
     }
 )
+
+TRUSTED_HOST = re.compile(r"\*|(\*\.)?[A-Za-z0-9-]+(\.[A-Za-z0-9-]+)*")
+# What a Content-Security-Policy source may be here: an origin, or a host with an optional
+# scheme, `*.` and port; never a keyword or anything that could end the directive.
+FRAME_ANCESTOR = re.compile(r"(https?://)?(\*\.)?[A-Za-z0-9-]+(\.[A-Za-z0-9-]+)*(:(\d{1,5}|\*))?")
 
 
 class Settings(BaseSettings):
@@ -61,6 +68,20 @@ class Settings(BaseSettings):
     session_max_age_s: int = 14 * 24 * 3600
     api_token_days: int = Field(default=90, ge=1, le=3660)
     cookie_secure: bool = False
+    # Where users reach the site (scheme, host, any path prefix). Absolute links, such as a
+    # class's join link, are made from it and never from a request's Host header. Unset:
+    # http://127.0.0.1:PORT outside production; production refuses to start without it.
+    public_base_url: str = ""
+    # Host names the app answers to, space-separated (`*.school.example` allowed); a request
+    # for any other host is refused with 400. Unset: any host is served (links never come
+    # from it).
+    trusted_hosts: str = ""
+    # Origins that may show the pages in a frame (an LMS, for LTI launches), space-separated.
+    # Unset: none may.
+    frame_ancestors: str = ""
+    # /metrics answers a request with `Authorization: Bearer <METRICS_TOKEN>`; unset, only a
+    # request from this host's loopback that no proxy forwarded.
+    metrics_token: str = ""
 
     grading_namespace: str = "tensorcamp"  # Redis key prefix shared with the workers
     queued_lease_s: float = Field(default=120.0, gt=0)  # re-sent if no worker started it
@@ -118,6 +139,62 @@ class Settings(BaseSettings):
         if self.environment == "production" and 0 < len(self.secret_key) < 32:
             raise ValueError("SECRET_KEY must be at least 32 characters in production")
         return self
+
+    @field_validator("public_base_url")
+    @classmethod
+    def _site_address(cls, url: str) -> str:
+        if not url.strip():
+            return ""
+        parts = urlsplit(url.strip())
+        if parts.scheme not in ("http", "https") or not parts.hostname:
+            raise ValueError("not a site address such as https://tensorcamp.school.example")
+        if parts.query or parts.fragment:
+            raise ValueError("a site address has no query or fragment")
+        return urlunsplit((parts.scheme, parts.netloc, parts.path.rstrip("/"), "", ""))
+
+    @field_validator("trusted_hosts")
+    @classmethod
+    def _host_names(cls, hosts: str) -> str:
+        for host in hosts.split():
+            if not TRUSTED_HOST.fullmatch(host):
+                raise ValueError(f"{host!r} is not a host name (give no scheme and no port)")
+        return hosts
+
+    @field_validator("frame_ancestors")
+    @classmethod
+    def _origins(cls, origins: str) -> str:
+        for origin in origins.split():
+            if not FRAME_ANCESTOR.fullmatch(origin):
+                raise ValueError(f"{origin!r} is not an origin such as https://lms.example")
+        return origins
+
+    @field_validator("metrics_token")
+    @classmethod
+    def _long_enough(cls, token: str) -> str:
+        if token and len(token) < 16:
+            raise ValueError("at least 16 characters: make it long and random")
+        return token
+
+    @model_validator(mode="after")
+    def _require_public_base_url(self) -> Settings:
+        if self.environment == "production" and not self.public_base_url:
+            raise ValueError(
+                "PUBLIC_BASE_URL must be set in production: the address users reach the site "
+                "at, such as https://tensorcamp.school.example (links are made from it)"
+            )
+        return self
+
+    @property
+    def effective_public_base_url(self) -> str:
+        return self.public_base_url or f"http://127.0.0.1:{self.port}"
+
+    @property
+    def trusted_host_list(self) -> list[str]:
+        return self.trusted_hosts.split()
+
+    @property
+    def frame_ancestor_list(self) -> list[str]:
+        return self.frame_ancestors.split()
 
     @cached_property
     def effective_database_url(self) -> str:

@@ -14,6 +14,7 @@ from fastapi.responses import JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.middleware.sessions import SessionMiddleware
+from starlette.middleware.trustedhost import TrustedHostMiddleware
 
 from app import apidocs, migrations, operations
 from app.auth import pages as auth_pages
@@ -28,7 +29,7 @@ from app.db import Database
 from app.i18n import LanguageMiddleware, gettext
 from app.lessons import pages as lesson_pages
 from app.lessons import router as lesson_router
-from app.middleware import BodySizeLimit, RequestMetrics
+from app.middleware import BodySizeLimit, RequestMetrics, SecurityHeaders
 from app.quizzes import pages as quiz_pages
 from app.quizzes import router as quiz_router
 from app.submissions import pages as submission_pages
@@ -135,6 +136,11 @@ def create_app(settings: Settings | None = None, database: Database | None = Non
     )
     app.add_middleware(BodySizeLimit, max_bytes=settings.max_body_bytes)
     app.add_middleware(LanguageMiddleware)
+    if settings.trusted_host_list:  # a request for another host is answered 400
+        app.add_middleware(
+            TrustedHostMiddleware, allowed_hosts=settings.trusted_host_list, www_redirect=False
+        )
+    app.add_middleware(SecurityHeaders, settings=settings)
     app.add_middleware(RequestMetrics)  # outermost: times everything, refusals included
     _install_error_handlers(app)
 

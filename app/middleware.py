@@ -1,17 +1,37 @@
 """Pure ASGI middleware: body size cap (413) before anything parses the body; request
-latency by route template for /metrics."""
+latency by route template for /metrics; the security headers of every answer."""
 
 from __future__ import annotations
 
 import json
+import secrets
 import time
 
+from starlette.datastructures import URL, MutableHeaders
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from app import metrics
+from app.config import Settings
+from app.urls import route_path
 
 UNMATCHED = "unmatched"  # the route label of requests no route took (404s, refused bodies)
 METHODS = frozenset({"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"})
+CSP_NONCE = "csp_nonce"  # where a request's style nonce is kept (request.state)
+STATIC = "/static/"  # the one place answers may be cached: files the same for everyone
+HSTS_MAX_AGE_S = 365 * 24 * 3600
+# Scripts, styles, fonts and fetches from the site itself only; no inline script or style
+# (the templates have none), no plugins, no <base>, forms posted back to the site only.
+CSP = {
+    "default-src": "'self'",
+    "script-src": "'self'",
+    "style-src": "'self'",
+    "img-src": "'self' data:",
+    "font-src": "'self'",
+    "connect-src": "'self'",
+    "object-src": "'none'",
+    "base-uri": "'none'",
+    "form-action": "'self'",
+}
 
 
 class BodySizeLimit:
@@ -113,3 +133,60 @@ def _route_template(scope: Scope, root_path: str) -> str:
     if mounted != root_path and mounted.startswith(root_path):
         return f"{mounted[len(root_path) :]}/{{path}}"
     return UNMATCHED
+
+
+def content_security_policy(settings: Settings, *, style_nonce: str = "") -> str:
+    """The policy of every answer. `style_nonce` admits the one <style> element the editor
+    (CodeMirror, app.js) adds, and no other; FRAME_ANCESTORS names who may frame the pages."""
+    directives = dict(CSP)
+    if style_nonce:
+        directives["style-src"] += f" 'nonce-{style_nonce}'"
+    directives["frame-ancestors"] = " ".join(settings.frame_ancestor_list) or "'none'"
+    return "; ".join(f"{name} {value}" for name, value in directives.items())
+
+
+class SecurityHeaders:
+    """Adds the security headers to every answer, refusals included, unless the route set
+    its own. Nothing is cached except static files: every other answer may carry a user's
+    data or a CSRF token, and a shared computer's back button must not show it."""
+
+    def __init__(self, app: ASGIApp, settings: Settings) -> None:
+        self.app = app
+        self.settings = settings
+        self.headers = {
+            "x-content-type-options": "nosniff",
+            "referrer-policy": "same-origin",
+        }
+        if not settings.frame_ancestor_list:  # the same for browsers without frame-ancestors
+            self.headers["x-frame-options"] = "DENY"
+        if settings.cookie_secure:  # served over HTTPS: browsers should never try plain HTTP
+            self.headers["strict-transport-security"] = f"max-age={HSTS_MAX_AGE_S}"
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        static = route_path(scope).startswith(STATIC)
+        # The origin the client named (its Host header): a redirect Starlette makes itself
+        # (a trailing slash) would point there; it is sent as a path instead.
+        request_url = URL(scope=scope)
+        own_origin = f"{request_url.scheme}://{request_url.netloc}/"
+        # A new nonce for every answer; pages hand it to the editor (base.html's meta tag).
+        nonce = secrets.token_urlsafe(16)
+        scope.setdefault("state", {})[CSP_NONCE] = nonce
+        policy = content_security_policy(self.settings, style_nonce=nonce)
+
+        async def send_with_headers(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                headers = MutableHeaders(scope=message)
+                headers.setdefault("content-security-policy", policy)
+                for name, value in self.headers.items():
+                    headers.setdefault(name, value)
+                if not static:
+                    headers.setdefault("cache-control", "no-store")
+                location = headers.get("location", "")
+                if location.startswith(own_origin):
+                    headers["location"] = location[len(own_origin) - 1 :]
+            await send(message)
+
+        await self.app(scope, receive, send_with_headers)

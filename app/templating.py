@@ -16,6 +16,7 @@ from app.auth.dependencies import CSRF_FIELD, csrf_token
 from app.config import REPO_ROOT
 from app.i18n import N_
 from app.lessons import workbench
+from app.middleware import CSP_NONCE
 from app.submissions import diff
 
 env = jinja2.Environment(
@@ -31,6 +32,17 @@ env.install_gettext_callables(  # type: ignore[attr-defined]
     gettext=i18n.gettext, ngettext=i18n.ngettext, newstyle=True
 )
 env.globals["csrf_field"] = CSRF_FIELD
+
+
+@jinja2.pass_context
+def url_for(context: dict[str, Any], name: str, /, **params: Any) -> str:
+    """A route's path, where Starlette's `url_for` makes an absolute URL from the request's
+    Host header (which the client chooses)."""
+    request: Request = context["request"]
+    return request.scope.get("root_path", "") + str(request.app.url_path_for(name, **params))
+
+
+env.globals["url_for"] = url_for
 env.globals["languages"] = i18n.LANGUAGES
 LEVEL_NAMES = {
     "beginner": N_("Beginner"),
@@ -70,6 +82,8 @@ def render(
     i18n.set_language(language)
     context.setdefault("user", getattr(request.state, "user", None))
     context["csrf_token"] = csrf_token(request)
+    # The Content-Security-Policy's style nonce for this answer (app/middleware.py).
+    context["csp_nonce"] = getattr(request.state, CSP_NONCE, "")
     context["lang"] = language
     context["language_links"] = language_links(request)
     context["js_messages"] = i18n.js_messages()

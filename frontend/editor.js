@@ -49,6 +49,10 @@ const theme = EditorView.theme({
  * Replace `textarea` with an editor. `onSubmit` runs on Ctrl/Cmd+Enter; `onChange` gets
  * the text after each edit. Returns {view, getCode, setCode}.
  */
+// CodeMirror puts its styles in a <style> element; the page's Content-Security-Policy
+// admits it by this answer's nonce (and no other inline style).
+const cspNonce = document.querySelector('meta[name="csp-nonce"]')?.content ?? "";
+
 export function createEditor(textarea, { labelId, helpId, onSubmit, onChange }) {
   const sync = EditorView.updateListener.of((update) => {
     if (!update.docChanged) return;
@@ -88,6 +92,7 @@ export function createEditor(textarea, { labelId, helpId, onSubmit, onChange }) 
         keymap.of([...defaultKeymap, ...historyKeymap, indentWithTab]),
         EditorView.lineWrapping,
         theme,
+        EditorView.cspNonce.of(cspNonce),
         sync,
         EditorView.contentAttributes.of({
           "aria-labelledby": labelId,

@@ -113,6 +113,7 @@ def test_settings(tmp: Path, **overrides: object) -> Settings:
         "secret_key": "test-secret-key-that-is-long-enough-0123456789",
         "data_dir": tmp,
         "grader_workers": 1,
+        "public_base_url": "http://testserver",  # where the test client sends its requests
     }
     return Settings(**(values | overrides))  # type: ignore[arg-type]
 

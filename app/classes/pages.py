@@ -34,6 +34,7 @@ from app.classes.grid import (
 )
 from app.classes.home import student_home
 from app.classes.insight import build_insight
+from app.classes.router import join_url
 from app.classes.schemas import ClassName, InvalidDueDate, parse_due
 from app.db import SessionDep, get_database
 from app.errors import not_found
@@ -71,10 +72,6 @@ def _valid_name(name: str) -> str | None:
 
 def _state_context() -> dict[str, Any]:
     return {"state_labels": STATE_LABELS, "state_symbols": STATE_SYMBOLS}
-
-
-def _join_url(request: Request, code: str) -> str:
-    return f"{str(request.base_url).rstrip('/')}/join/{code}"
 
 
 # --- the list of classes, creating one, joining one -------------------------------------
@@ -258,7 +255,7 @@ async def _class_page(
         "classes/class.html",
         {
             "classroom": classroom,
-            "join_url": _join_url(request, classroom.join_code),
+            "join_url": join_url(request, classroom.join_code),
             "roster": await service.roster(session=session, class_id=classroom.id),
             "assignments": assigned,
             "unassigned": [lesson for lesson in lessons if lesson.slug not in taken],

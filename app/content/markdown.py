@@ -8,6 +8,7 @@ import shlex
 from typing import Any
 
 from markdown_it import MarkdownIt
+from markdown_it.rules_core import StateCore
 from markdown_it.token import Token
 from pygments import highlight
 from pygments.formatters import HtmlFormatter
@@ -80,9 +81,19 @@ def _render_fence(_self: Any, tokens: list[Token], idx: int, _options: Any, env:
     return f'<figure class="code">{caption}{pre}</figure>\n'
 
 
+def _align_by_class(state: StateCore) -> None:
+    """A table column's alignment as a class (style.css): the pages' Content-Security-Policy
+    refuses style attributes (docs/security.md)."""
+    for token in state.tokens:
+        if token.type in ("th_open", "td_open") and "style" in token.attrs:
+            side = str(token.attrs.pop("style")).removeprefix("text-align:")
+            token.attrSet("class", f"align-{side}")
+
+
 def _markdown() -> MarkdownIt:
     md = MarkdownIt("commonmark", {"html": False, "linkify": False, "typographer": False})
     md.enable("table")
+    md.core.ruler.push("align_by_class", _align_by_class)
     md.add_render_rule("fence", _render_fence)
     return md
 

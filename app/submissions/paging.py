@@ -11,6 +11,7 @@ from fastapi import Query, Request, Response
 
 from app.ids import id_query
 from app.models import Submission
+from app.urls import public_url, route_path
 
 DEFAULT_LIMIT = 20
 MAX_LIMIT = 100
@@ -28,6 +29,7 @@ def one_page(
     point the `Link` header at the page that starts after the last one kept."""
     page = rows[:limit]
     if len(rows) > limit:
-        url = request.url.include_query_params(limit=limit, before=page[-1].id)
+        query = request.url.include_query_params(limit=limit, before=page[-1].id).query
+        url = public_url(request, route_path(request.scope), query)
         response.headers["Link"] = f'<{url}>; rel="next"'
     return page

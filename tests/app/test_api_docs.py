@@ -33,10 +33,14 @@ RATE_LIMITED = {
     ("POST", "/api/exercises/{exercise_id}/submissions"),
     ("POST", "/api/exercises/{exercise_id}/runs"),
 }
-BAD_CREDENTIALS = {("POST", "/api/auth/token")}
+BAD_CREDENTIALS = {("POST", "/api/auth/token"), ("GET", "/metrics")}  # METRICS_TOKEN
 CONFLICTS = {("POST", "/api/auth/register"), ("POST", "/api/classes/join")}
 NOT_FOUND_WITHOUT_PATH_ID = {("POST", "/api/classes/join")}
-FORBIDDEN_BY_LOGIC = {("POST", "/api/auth/token"), ("GET", "/api/exercises/{exercise_id}/solution")}
+FORBIDDEN_BY_LOGIC = {
+    ("POST", "/api/auth/token"),
+    ("GET", "/api/exercises/{exercise_id}/solution"),
+    ("GET", "/metrics"),  # not from this host, without METRICS_TOKEN
+}
 ROLE_CHECKS: set[Callable[..., Any]] = {current_teacher, current_student}
 
 
