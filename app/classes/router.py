@@ -56,12 +56,14 @@ from app.models import Classroom, Submission, utcnow
 from app.submissions import paging
 from app.submissions.present import expected_for, submission_out
 from app.submissions.schemas import SubmissionOut
+from app.urls import public_url
 
 router = APIRouter(tags=["classes"])
 
 
 def join_url(request: Request, code: str) -> str:
-    return f"{str(request.base_url).rstrip('/')}/join/{code}"
+    """The link a teacher hands out: from PUBLIC_BASE_URL, never the request's Host."""
+    return public_url(request, f"/join/{code}")
 
 
 def class_out(request: Request, classroom: Classroom, students: int) -> ClassOut:
