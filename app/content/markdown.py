@@ -65,7 +65,10 @@ def _render_fence(_self: Any, tokens: list[Token], idx: int, _options: Any, env:
     if language == "output":
         escaped = html.escape(token.content)
         output = label(OUTPUT, text_language)
-        block = f'<pre class="output" aria-label="{output}"><code>{escaped}</code></pre>'
+        # tabindex: a block wider than the page scrolls, and keyboard users must reach it too.
+        block = (
+            f'<pre class="output" aria-label="{output}" tabindex="0"><code>{escaped}</code></pre>'
+        )
         if "predict" in flags:
             return (
                 f'<details class="predict"><summary>{label(PREDICT, text_language)}'
@@ -77,7 +80,7 @@ def _render_fence(_self: Any, tokens: list[Token], idx: int, _options: Any, env:
     if title := attrs.get("title"):
         caption = f'<figcaption class="filename">{html.escape(title)}</figcaption>'
     lang_class = f' class="language-{html.escape(language)}"' if language else ""
-    pre = f'<pre class="highlight"><code{lang_class}>{code}</code></pre>'
+    pre = f'<pre class="highlight" tabindex="0"><code{lang_class}>{code}</code></pre>'
     return f'<figure class="code">{caption}{pre}</figure>\n'
 
 
