@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import re
 
+import httpx
 import pytest
+import yaml
 from sqlalchemy import select
 
 from app.config import REPO_ROOT
