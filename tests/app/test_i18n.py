@@ -149,7 +149,7 @@ async def test_the_workbench_works_without_javascript(client):
     # The starter code for the editor's Reset, but never the sample solution.
     data = re.search(r'<script type="application/json" class="exercise-data">(.*?)</script>', page)
     assert data and '"starter":' in data.group(1)
-    assert "sonuc" not in data.group(1)
+    assert "product.device.type" not in data.group(1)
 
 
 def test_every_interface_string_is_translated_into_turkish(tmp_path):

@@ -27,6 +27,14 @@ WORDS = {
         "gpu_wins": "The GPU wins",
         "other": ("tr", "Türkçe"),
         "check": "Check yourself",
+        "starter": "# write your code here",
+        "solution_code": "result.tolist()",
+        "matching": {
+            "torch.cuda.is_available()": "Is there a usable NVIDIA GPU?",
+            ".to(device)": "Move to the chosen device",
+            ".cpu()": "Bring back to the CPU",
+            '"mps"': "The GPU of Apple silicon",
+        },
     },
     "tr": {
         "lesson_title": "GPU desteği",
@@ -42,30 +50,33 @@ WORDS = {
         "gpu_wins": "GPU kazandı",
         "other": ("en", "English"),
         "check": "Kendini sına",
+        "starter": "# kodunuzu buraya yazın",
+        "solution_code": "sonuc.tolist()",
+        "matching": {
+            "torch.cuda.is_available()": "Kullanılabilir bir NVIDIA GPU'su var mı?",
+            ".to(cihaz)": "Seçilen aygıta taşı",
+            ".cpu()": "CPU'ya geri getir",
+            '"mps"': "Apple silikonun GPU'su",
+        },
     },
 }
 
 WRONG_CODE = """import torch
 
-cihaz = "cuda" if torch.cuda.is_available() else "cpu"
-x = torch.ones(2, 3).to(cihaz) * 3
+device = "cuda" if torch.cuda.is_available() else "cpu"
+x = torch.ones(2, 3).to(device) * 3
 print(x.cpu())
 print(x.device.type == "cpu")
 """
 RIGHT_CODE = """import torch
 
-cihaz = "cuda" if torch.cuda.is_available() else "cpu"
-sonuc = (torch.ones(2, 3).to(cihaz) * 3).cpu()
-print(sonuc.tolist())
-print(sonuc.device.type == "cpu")
+device = "cuda" if torch.cuda.is_available() else "cpu"
+product = torch.ones(2, 3).to(device) * 3
+result = product.cpu()
+print(result.tolist())
+print(product.device.type)
 """
 TRY_CODE = "import torch\nprint(torch.ones(2).sum())\n"
-MATCHING = {
-    "torch.cuda.is_available()": "Is there a usable NVIDIA GPU?",
-    ".to(cihaz)": "Move to the chosen device",
-    ".cpu()": "Bring back to the CPU",
-    '"mps"': "The GPU of Apple silicon",
-}
 
 
 def feedback(page, question_id: str):  # type: ignore[no-untyped-def]
@@ -95,19 +106,36 @@ def answer_questions(v: Visitor) -> None:
     page.keyboard.press("Enter")
     feedback(page, "gpu-support-move-to").get_by_text(words["correct"]).wait_for()
 
-    # Matching: two pairs swapped, then every pair right.
+    # Matching, in the page's language: two pairs swapped, then every pair right.
     matching = page.locator("#q-gpu-support-match-terms")
-    lefts = list(MATCHING)
+    pairs = words["matching"]
+    lefts = list(pairs)
     for left in lefts:
-        matching.get_by_label(left, exact=True).select_option(label=MATCHING[left])
-    matching.get_by_label(lefts[0], exact=True).select_option(label=MATCHING[lefts[1]])
-    matching.get_by_label(lefts[1], exact=True).select_option(label=MATCHING[lefts[0]])
+        matching.get_by_label(left, exact=True).select_option(label=pairs[left])
+    matching.get_by_label(lefts[0], exact=True).select_option(label=pairs[lefts[1]])
+    matching.get_by_label(lefts[1], exact=True).select_option(label=pairs[lefts[0]])
     matching.get_by_role("button").click()
     feedback(page, "gpu-support-match-terms").get_by_text(words["not_quite"]).wait_for()
     for left in lefts:
-        matching.get_by_label(left, exact=True).select_option(label=MATCHING[left])
+        matching.get_by_label(left, exact=True).select_option(label=pairs[left])
     matching.get_by_role("button").click()
     feedback(page, "gpu-support-match-terms").get_by_text(words["correct"]).wait_for()
+
+    # The lesson's other questions, right at the first try: several boxes ticked, a radio
+    # button, a blank typed and sent with Enter.
+    several = page.locator("#q-gpu-support-exceptions")
+    for index in (1, 2, 3):
+        several.locator('input[type="checkbox"]').nth(index).check()
+    several.get_by_role("button").click()
+    feedback(page, "gpu-support-exceptions").get_by_text(words["correct"]).wait_for()
+    rocm = page.locator("#q-gpu-support-rocm")
+    rocm.locator('input[type="radio"]').nth(2).check()
+    rocm.get_by_role("button").click()
+    feedback(page, "gpu-support-rocm").get_by_text(words["correct"]).wait_for()
+    page.locator('#q-gpu-support-device-type input[name="blank"]').focus()
+    page.keyboard.type("type")
+    page.keyboard.press("Enter")
+    feedback(page, "gpu-support-device-type").get_by_text(words["correct"]).wait_for()
 
 
 def set_code(v: Visitor, exercise, code: str) -> None:  # type: ignore[no-untyped-def]
@@ -154,7 +182,8 @@ def work_on_the_exercise(v: Visitor) -> None:
     assert words["passed"] in exercise.locator(".live .verdict-line").inner_text()
     exercise.locator("section.solution").wait_for()
     assert words["solution"] in exercise.locator("section.solution h4").inner_text()
-    assert "sonuc.tolist()" in exercise.locator("section.solution pre").inner_text()
+    # The sample solution in the page's language (solution.tr.py in Turkish).
+    assert words["solution_code"] in exercise.locator("section.solution pre").inner_text()
     history = exercise.locator("section.history ol.attempts > li")
     assert history.count() == 3
     assert history.locator(".mode-run").count() == 1
@@ -181,7 +210,7 @@ def keyboard_and_drafts(v: Visitor) -> None:
     exercise.locator(".draft-note").get_by_text(words["draft"]).wait_for()
     assert "# a note to myself" in exercise.locator(".cm-content").inner_text()
     exercise.locator("button.reset").click()
-    assert "# write your code here" in exercise.locator(".cm-content").inner_text()
+    assert words["starter"] in exercise.locator(".cm-content").inner_text()
     # The solution stays offered after a reload, server-rendered.
     assert exercise.locator("section.solution").count() == 1
 
@@ -296,7 +325,7 @@ def test_the_workbench_without_javascript(browser, server) -> None:  # type: ign
         exercise = page.locator("#exercise-gpu-support-device-independent")
         assert exercise.locator("section.solution").count() == 1
         textarea = exercise.locator("textarea[name=code]")
-        assert "sonuc.tolist()" in textarea.input_value()
+        assert "result.tolist()" in textarea.input_value()
         textarea.fill(TRY_CODE)
         exercise.locator("button.run").click()
         page.locator(".history details.mode-run.status-done").first.wait_for()

@@ -11,7 +11,7 @@ EXERCISE = "gpu-support-device-independent"
 FOLDER = REPO_ROOT / "exercises/lessons/gpu-support/exercises" / EXERCISE
 SOLUTION = (FOLDER / "solution.py").read_text()
 HARD_CODED_CUDA = SOLUTION.replace(
-    'cihaz = "cuda" if torch.cuda.is_available() else "cpu"', 'cihaz = "cuda"'
+    'device = "cuda" if torch.cuda.is_available() else "cpu"', 'device = "cuda"'
 )
 
 
@@ -39,7 +39,7 @@ async def test_the_sample_solution_passes_on_cpu(live):
     assert result["verdict"] == "passed"
     cpu = next(run for run in result["runs"] if run["device"] == "cpu")
     assert cpu["verdict"] == "passed"
-    assert cpu["stdout"] == "[[3.0, 3.0, 3.0], [3.0, 3.0, 3.0]]\nTrue\n"
+    assert cpu["stdout"] == "[[3.0, 3.0, 3.0], [3.0, 3.0, 3.0]]\ncpu\n"
     assert cpu["diff"] == ""
     assert cpu["exit_code"] == 0
     assert set(cpu) >= {"device", "verdict", "stdout", "stderr", "exit_code", "duration_ms", "diff"}
@@ -69,6 +69,7 @@ async def test_wrong_output_has_a_diff(live):
 
 
 async def test_hard_coded_cuda_fails_on_cpu_with_a_hint(live):
+    assert HARD_CODED_CUDA != SOLUTION, "the sample solution picks its device another way"
     _, token = await register(live)
     result = await submit_and_wait(live, bearer(token), HARD_CODED_CUDA)
     assert result["verdict"] == "runtime_error"

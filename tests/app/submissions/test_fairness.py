@@ -168,7 +168,7 @@ async def test_post_with_wait_answers_the_verdict_in_one_round_trip(
     assert response.status_code == 200, response.text
     body = response.json()
     assert (body["status"], body["verdict"]) == ("done", "passed")
-    assert body["runs"][0]["stdout"] == "[[3.0, 3.0, 3.0], [3.0, 3.0, 3.0]]\nTrue\n"
+    assert body["runs"][0]["stdout"] == "[[3.0, 3.0, 3.0], [3.0, 3.0, 3.0]]\ncpu\n"
     assert body["position"] is None and body["finished_at"] is not None
     again = await fair.get(f"/api/submissions/{body['id']}", headers=headers)
     assert again.json() == body

@@ -1,9 +1,10 @@
 import torch
 
-cihaz = "cuda" if torch.cuda.is_available() else "cpu"
+device = "cuda" if torch.cuda.is_available() else "cpu"
 
-x = torch.ones(2, 3).to(cihaz)
-sonuc = (x * 3).cpu()  # computed on cihaz, then copied back
+x = torch.ones(2, 3).to(device)
+product = x * 3  # computed on device
+result = product.cpu()  # copied back to main memory
 
-print(sonuc.tolist())
-print(sonuc.device.type == "cpu")
+print(result.tolist())
+print(product.device.type)
