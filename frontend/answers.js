@@ -1,12 +1,37 @@
 // Questions answered in place (the forms post to the server without JavaScript).
 import { api, el, HttpError } from "./dom.js";
+import { compareTable } from "./feedback.js";
 import { t } from "./i18n.js";
 
 /** The module of the article's question kind, frontend/questions/<kind>.js: its
- * `answerOf(form)` and `describeCorrect(article, correctAnswer)`. esbuild bundles every module
- * this pattern can match, so a new kind needs its module there and nothing here. */
+ * `answerOf(form)` and `describeCorrect(article, correctAnswer)`, and, if the kind has
+ * more than its form, `setUp(article)` (run once the page is there). esbuild bundles every
+ * module this pattern can match, so a new kind needs its module there and nothing here. */
 function kindOf(article) {
   return import(`./questions/${article.dataset.kind}.js`);
+}
+
+/** What a wrong answer is told, as app/templates/lessons/_question.html draws it: how far it
+ * is from a right one (`distance`), then the expected output beside it (`rows`) or else the
+ * right answer in words. */
+function wrongAnswerParts(kind, article, data) {
+  const parts = [];
+  const distance = data.distance;
+  if (distance) {
+    const steps = t(distance.steps === 1 ? "distance_step" : "distance_steps", { count: distance.steps });
+    parts.push(el("p", { class: "distance" }, `${t("distance_in_place", distance)} ${steps}`));
+  }
+  if (data.rows) {
+    parts.push(compareTable(data.rows));
+    return parts;
+  }
+  const line = el("p", {}, `${t("the_answer")} `);
+  kind.describeCorrect(article, data.correct_answer).forEach((text, i) => {
+    if (i) line.append(", ");
+    line.append(el("code", {}, text));
+  });
+  parts.push(line);
+  return parts;
 }
 
 async function submitAnswer(event) {
@@ -31,14 +56,7 @@ async function submitAnswer(event) {
         data.correct ? t("correct") : t("not_quite"),
       ),
     ];
-    if (!data.correct) {
-      const line = el("p", {}, `${t("the_answer")} `);
-      kind.describeCorrect(article, data.correct_answer).forEach((text, i) => {
-        if (i) line.append(", ");
-        line.append(el("code", {}, text));
-      });
-      parts.push(line);
-    }
+    if (!data.correct) parts.push(...wrongAnswerParts(kind, article, data));
     const explanation = el("p", { class: "explanation" });
     explanation.innerHTML = data.explanation_html; // rendered on the server from the lesson files
     parts.push(explanation);
@@ -58,4 +76,7 @@ async function submitAnswer(event) {
 
 export function setUpAnswers() {
   document.addEventListener("submit", submitAnswer);
+  for (const article of document.querySelectorAll("article.question")) {
+    kindOf(article).then((kind) => kind.setUp?.(article));
+  }
 }

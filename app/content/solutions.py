@@ -14,8 +14,9 @@ from typing import TYPE_CHECKING
 
 from app.config import Settings
 from app.content import variants
-from app.content.loader import Catalog, ContentError, ExerciseData, load_catalog
+from app.content.loader import Catalog, ContentError, ExerciseData, LessonData, load_catalog
 from app.models import RunVerdict
+from app.quizzes.kinds import kind_of
 
 if TYPE_CHECKING:
     from grader import Grader, Job, Run
@@ -45,6 +46,7 @@ def check_solutions(
         for lesson in catalog.lessons:
             for exercise in lesson.exercises:
                 failures += _check_exercise(exercise, grader)
+            failures += _check_questions(lesson, grader)
     if failures:
         print(f"{failures} check(s) failed", file=sys.stderr)
         return 1
@@ -107,6 +109,38 @@ def _check_exercise(exercise: ExerciseData, grader: Grader) -> int:
                     lineterm="",
                 )
             )
+    return failures
+
+
+def _check_questions(lesson: LessonData, grader: Grader) -> int:
+    """Code a question shows (in each language) must print what the question says it
+    prints, on every device here, as its kind declares (`QuestionKind.output_checks`)."""
+    from grader import Job
+
+    failures = 0
+    for question in lesson.questions:
+        kind = kind_of(question.kind)
+        versions = [("", question.public, question.key)] + [
+            (f" [{language}]", words["public"], words["key"])
+            for language, words in question.translations.items()
+            if "public" in words and "key" in words
+        ]
+        checked: set[tuple[str, str]] = set()
+        for tag, public, key in versions:
+            for check in kind.output_checks_stored(public, key):
+                if (check.code, check.expected) in checked:
+                    continue  # a translation that kept the English code and output
+                checked.add((check.code, check.expected))
+                job = Job(
+                    id=question.id,
+                    code=check.code,
+                    expected_output=check.expected,
+                    comparison=check.comparison,
+                    devices=grader.devices,
+                )
+                for run in grader.grade(job).runs:
+                    where = f"{question.id}{tag} ({check.field}) on {run.device}"
+                    failures += _report(where, run)
     return failures
 
 

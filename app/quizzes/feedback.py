@@ -12,7 +12,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from app.i18n import DEFAULT_LANGUAGE
 from app.models import Question, QuestionAttempt
 from app.quizzes import service
-from app.quizzes.kinds import AnyKind, kind_of
+from app.quizzes.kinds import AnyKind, Feedback, kind_of
 
 
 @dataclass
@@ -52,6 +52,16 @@ class QuestionView:
         if self.typed is not None:
             return self.kind.recorded_answer(self.typed)
         return self.kind.recorded_answer(self.attempt.answer) if self.attempt else None
+
+    def feedback(self) -> Feedback:
+        """What the last answer, if wrong, is told besides the right answer (its kind's)."""
+        if self.attempt is None or self.attempt.correct:
+            return Feedback()
+        return self.kind.feedback_recorded(
+            self.question.in_language("public", self.language),
+            self.question.in_language("key", self.language),
+            self.attempt.answer,
+        )
 
     def correct_answer_text(self) -> list[str]:
         """The correct answer in words, only ever called once the student has answered."""

@@ -9,7 +9,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.i18n import DEFAULT_LANGUAGE
 from app.models import Question, QuestionAttempt
-from app.quizzes.kinds import kind_of
+from app.quizzes.kinds import Feedback, kind_of
 from app.quizzes.schemas import AnswerResult
 
 
@@ -30,8 +30,11 @@ async def answer_question(
     """Raises InvalidAnswer (recording nothing) for an answer of the wrong shape. Checked
     against the question in `language`, as the student read it (a translated template may
     take other words); the explanation in that language."""
-    checked = kind_of(question.kind).check(
-        question.in_language("public", language), question.in_language("key", language), answer
+    kind = kind_of(question.kind)
+    public, key = question.in_language("public", language), question.in_language("key", language)
+    checked = kind.check(public, key, answer)
+    feedback = (
+        Feedback() if checked.correct else kind.feedback_recorded(public, key, checked.recorded)
     )
     session.add(
         QuestionAttempt(
@@ -46,6 +49,8 @@ async def answer_question(
         correct=checked.correct,
         explanation_html=question.in_language("explanation_html", language),
         correct_answer=checked.correct_answer,
+        distance=feedback.distance,
+        rows=feedback.rows,
     )
 
 

@@ -26,6 +26,9 @@ from typing import Annotated, Any, ClassVar, Generic, Literal, NamedTuple, TypeV
 from pydantic import BaseModel, ConfigDict, Field, JsonValue, ValidationError, create_model
 from starlette.datastructures import FormData
 
+from app.submissions.diff import DiffRow
+from grader import Comparison
+
 # Question and exercise ids share one namespace (and this format): the loader refuses an
 # id used twice across the whole course.
 ItemId = Annotated[str, Field(pattern=r"^[a-z0-9][a-z0-9-]{0,79}$")]
@@ -79,6 +82,25 @@ class AnswerView:
     parts: list[tuple[str, bool]]
 
 
+class Distance(BaseModel):
+    """How far an answer is from the nearest right one, for a kind that can measure it:
+    `in_place` of the right answer's `total` parts are already where they belong, and
+    `steps` single edits would make it right."""
+
+    in_place: int
+    total: int
+    steps: int
+
+
+class Feedback(BaseModel):
+    """What a wrong answer is told besides the right answer, where its kind can say more:
+    how far it is from a right one, and the expected output beside the answer (rows as a
+    failed run's, app/submissions/diff.py)."""
+
+    distance: Distance | None = None
+    rows: list[DiffRow] | None = None
+
+
 class Checked(NamedTuple):
     """An answer checked: as recorded, whether it is right, and the right answer (both in
     the API's JSON shape)."""
@@ -86,6 +108,17 @@ class Checked(NamedTuple):
     recorded: JsonValue
     correct: bool
     correct_answer: JsonValue
+
+
+class OutputCheck(NamedTuple):
+    """Code a question shows with what it says the code prints: `content check --run` runs
+    it in the sandbox on every device and compares, as it grades a sample solution.
+    `field`: where the code is written, relative to the question."""
+
+    field: str
+    code: str
+    expected: str
+    comparison: Comparison
 
 
 class ContentProblem(NamedTuple):
@@ -240,6 +273,17 @@ class QuestionKind(ABC, Generic[SourceT, PublicT, KeyT, AnswerT]):
         """A wrong answer on one line, as the teachers' insight groups and counts them."""
         return "; ".join(self.describe(public, answer).lines)
 
+    # More for a wrong answer, where the kind can say it
+
+    def feedback(self, public: PublicT, key: KeyT, answer: AnswerT) -> Feedback:
+        """What a wrong answer is told besides the right answer; nothing by default."""
+        return Feedback()
+
+    def output_checks(self, public: PublicT, key: KeyT) -> list[OutputCheck]:
+        """Code the question shows whose output `content check --run` verifies; none by
+        default."""
+        return []
+
     # Stored JSON in, JSON out: what the rest of the app calls.
 
     def build_stored(self, source: QuestionSource) -> tuple[dict[str, Any], dict[str, Any]]:
@@ -274,6 +318,17 @@ class QuestionKind(ABC, Generic[SourceT, PublicT, KeyT, AnswerT]):
             self.is_correct(typed_key, answer),
             self.correct_answer(typed_public, typed_key).model_dump(mode="json"),
         )
+
+    def feedback_recorded(self, public: Stored, key: Stored, answer: object) -> Feedback:
+        """A recorded wrong answer's feedback (`answer` as `check` recorded it); none if it
+        no longer fits the question."""
+        typed = self._recorded(public, answer)
+        if typed is None:
+            return Feedback()
+        return self.feedback(typed[0], self.key_of(key), typed[1])
+
+    def output_checks_stored(self, public: Stored, key: Stored) -> list[OutputCheck]:
+        return self.output_checks(self.public_of(public), self.key_of(key))
 
     def answer_from_form(self, public: Stored, form: FormData) -> JsonValue:
         """The form's answer in the API's shape (raises InvalidAnswer)."""
