@@ -1,5 +1,5 @@
 """The student's journey in a real browser, in English and in Turkish: sign up, read a
-lesson, answer the three kinds of question wrong and then right, write code in the editor,
+lesson, answer every kind of question wrong and then right, write code in the editor,
 submit it wrong and then right, try it out with Run, see the verdicts, the solution and the
 progress; the lesson widgets by keyboard; drafts; giving up. axe audits every page."""
 
@@ -10,6 +10,7 @@ import re
 import pytest
 
 from tests.browser.conftest import Visitor, sign_up, unique
+from tests.browser.test_question_kinds import answer_ordering_by_keyboard, answer_predict_output
 
 # What each language shows (the interface's words; lesson content stays as written).
 WORDS = {
@@ -120,6 +121,10 @@ def answer_questions(v: Visitor) -> None:
         matching.get_by_label(left, exact=True).select_option(label=pairs[left])
     matching.get_by_role("button").click()
     feedback(page, "gpu-support-match-terms").get_by_text(words["correct"]).wait_for()
+
+    # Ordering by keyboard alone; predict the output, wrong and then right.
+    answer_ordering_by_keyboard(v)
+    answer_predict_output(v)
 
     # The lesson's other questions, right at the first try: several boxes ticked, a radio
     # button, a blank typed and sent with Enter.

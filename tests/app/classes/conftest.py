@@ -16,6 +16,7 @@ from app.classes import service
 from app.db import Database
 from app.lessons.service import get_lesson
 from app.models import ClassAssignment, Exercise, Question, Submission, User, utcnow
+from app.quizzes.kinds import kind_of
 from tests.helpers import bearer, unique_name
 
 PASSWORD = "correct horse"
@@ -122,12 +123,9 @@ async def lesson_items(db: Database, slug: str = LESSON) -> tuple[list[Question]
 
 
 def right_answer(question: Question) -> Any:
-    key = question.key
-    if question.kind == "multiple_choice":
-        return key["correct"] if question.public["multiple"] else key["correct"][0]
-    if question.kind == "fill_in":
-        return [b.get("answer") or b["accepted"][0] for b in key["blanks"]]
-    return dict(key["pairs"])
+    kind = kind_of(question.kind)
+    right = kind.correct_answer(kind.public_of(question.public), kind.key_of(question.key))
+    return right.model_dump(mode="json")
 
 
 def wrong_answer(question: Question) -> Any:
@@ -138,6 +136,10 @@ def wrong_answer(question: Question) -> Any:
         return [wrong] if public["multiple"] else wrong
     if question.kind == "fill_in":
         return ["definitely-wrong"] * len(key["blanks"])
+    if question.kind == "ordering":
+        return right_answer(question)[::-1]
+    if question.kind == "predict_output":
+        return "definitely-wrong"
     pairs = dict(key["pairs"])
     lefts = list(pairs)
     rights = [pairs[left] for left in lefts]

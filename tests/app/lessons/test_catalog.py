@@ -12,6 +12,7 @@ from sqlalchemy import select
 
 from app.config import REPO_ROOT
 from app.models import Exercise, Question
+from app.quizzes.kinds import KINDS
 
 CONTENT = REPO_ROOT / "exercises"
 LESSONS = ["tensor-basics", "tensors-on-the-gpu", "gpu-support"]
@@ -34,6 +35,8 @@ QUESTION_KEYS = {
     "multiple_choice": {"id", "kind", "prompt_html", "options", "multiple"},
     "fill_in": {"id", "kind", "prompt_html", "template", "blanks"},
     "matching": {"id", "kind", "prompt_html", "left", "right"},
+    "ordering": {"id", "kind", "prompt_html", "lines", "indent"},
+    "predict_output": {"id", "kind", "prompt_html", "code"},
 }
 
 
@@ -137,7 +140,7 @@ async def test_lesson_shape_matches_the_content_files(client, slug):
         elif question["kind"] == "fill_in":
             assert question["template"] == written["template"]
             assert question["blanks"] == len(written["blanks"]) == written["template"].count("____")
-        else:
+        elif question["kind"] == "matching":
             assert [item["text"] for item in question["left"]] == [
                 p["left"] for p in written["pairs"]
             ]
@@ -146,13 +149,20 @@ async def test_lesson_shape_matches_the_content_files(client, slug):
             )
             for item in question["left"] + question["right"]:
                 assert set(item) == {"id", "text"}
+        elif question["kind"] == "ordering":
+            assert sorted(line["code"] for line in question["lines"]) == sorted(
+                line["code"] for line in written["lines"]
+            )
+            assert question["indent"] is written.get("indent", False)
+        else:
+            assert question["code"] == written["code"].rstrip("\n")
 
 
 async def test_the_built_in_content_has_every_question_kind(client):
     kinds = set()
     for slug in LESSONS:
         kinds |= {q["kind"] for q in (await client.get(f"/api/lessons/{slug}")).json()["questions"]}
-    assert kinds == {"multiple_choice", "fill_in", "matching"}
+    assert kinds == set(KINDS)
 
 
 async def test_gpu_support_exercise_expected_output_and_devices(client):

@@ -38,7 +38,9 @@ async def test_catalog_shows_progress_to_a_signed_in_student(client):
     # One bar per lesson of the course as tracks.yaml lists it.
     listed = yaml.safe_load((REPO_ROOT / "exercises" / "tracks.yaml").read_text())["tracks"]
     assert page.text.count('class="progress"') == sum(len(t["lessons"]) for t in listed)
-    assert "0/3 questions" in page.text
+    for slug in LESSONS:
+        written = (REPO_ROOT / "exercises" / "lessons" / slug / "questions.yaml").read_text()
+        assert f"0/{written.count('kind: ')} questions" in page.text, slug
 
 
 async def test_lesson_page_renders_body_code_outputs_and_predict_blocks(client):
@@ -92,6 +94,11 @@ async def test_lesson_page_has_a_form_for_every_question(client, db, slug):
             assert len(choices) == len(question.public["options"])
         elif question.kind == "fill_in":
             assert form.group(0).count('name="blank"') == question.public["blanks"]
+        elif question.kind == "ordering":
+            for line in question.public["lines"]:
+                assert f'name="position-{line["id"]}"' in form.group(0)
+        elif question.kind == "predict_output":
+            assert 'name="printed"' in form.group(0)
         else:
             for item in question.public["left"]:
                 assert f'name="match-{item["id"]}"' in form.group(0)
