@@ -16,10 +16,11 @@ import asyncpg
 import httpx
 import pytest
 from fastapi import FastAPI
+from sqlalchemy.ext.asyncio import AsyncEngine
 
 from app import migrations
 from app.config import REPO_ROOT, Settings
-from app.content import load_catalog, sync_catalog
+from app.content import Catalog, load_catalog, sync_catalog
 from app.db import Database, make_engine
 from app.main import create_app
 
@@ -86,14 +87,15 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             left_out.append(item)
             continue
         kept.append(item)
-        names = {marker for f in item.fixturenames for marker in MARKERS_BY_FIXTURE.get(f, ())}
+        fixtures: list[str] = getattr(item, "fixturenames", [])
+        names = {marker for f in fixtures for marker in MARKERS_BY_FIXTURE.get(f, ())}
         if "postgresql" in backends:
             names.add("postgres")
         group = None
         if item.path.is_relative_to(BROWSER_TESTS):
             names |= {"browser", "sandbox"}
             group = "browser"  # one server process (session scope) for all browser tests
-        elif shared := sorted(SANDBOX_MODULE_FIXTURES.intersection(item.fixturenames)):
+        elif shared := sorted(SANDBOX_MODULE_FIXTURES.intersection(fixtures)):
             # One group per module and per parametrization of its grader-starting fixture
             # (a live app per backend: the SQLite and PostgreSQL halves may run side by side).
             module = item.nodeid.split("::")[0]
@@ -122,7 +124,7 @@ test_settings.__test__ = False  # type: ignore[attr-defined]  # a helper, not a 
 
 
 @pytest.fixture(scope="session")
-def content_catalog():  # type: ignore[no-untyped-def]
+def content_catalog() -> Catalog:
     return load_catalog(REPO_ROOT / "exercises")
 
 
@@ -146,8 +148,10 @@ async def _drop_postgres_database(name: str) -> None:
 
 @pytest.fixture(scope="session")
 async def migrated_url(
-    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory, content_catalog
-) -> AsyncIterator[str]:  # type: ignore[no-untyped-def]
+    request: pytest.FixtureRequest,
+    tmp_path_factory: pytest.TempPathFactory,
+    content_catalog: Catalog,
+) -> AsyncIterator[str]:
     """A fresh database per backend and test run, migrated and loaded with content."""
     backend: str = request.param
     pg_name = None
@@ -173,14 +177,14 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
 
 
 @pytest.fixture(scope="session")
-async def engine(migrated_url: str):  # type: ignore[no-untyped-def]
+async def engine(migrated_url: str) -> AsyncIterator[AsyncEngine]:
     engine = make_engine(migrated_url)
     yield engine
     await engine.dispose()
 
 
 @pytest.fixture
-async def db(engine) -> AsyncIterator[Database]:  # type: ignore[no-untyped-def]
+async def db(engine: AsyncEngine) -> AsyncIterator[Database]:
     """A Database whose every session works inside one transaction, rolled back at the end."""
     async with engine.connect() as connection:
         transaction = await connection.begin()

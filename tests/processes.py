@@ -12,8 +12,10 @@ import time
 import uuid
 from collections.abc import Callable
 from pathlib import Path
+from typing import cast
 
 import httpx
+import redis
 
 from app.config import REPO_ROOT
 
@@ -68,6 +70,11 @@ class Service:
 
     def output(self) -> str:
         return self.log.read_text(errors="replace")[-4000:]
+
+
+def stream_entries(client: redis.Redis, stream: str) -> list[tuple[bytes, dict[bytes, bytes]]]:
+    """Every entry of a Redis stream (redis-py types its sync client's replies loosely)."""
+    return cast(list[tuple[bytes, dict[bytes, bytes]]], client.xrange(stream))
 
 
 def psql(sql: str, database: str = "postgres") -> list[list[str]]:

@@ -18,6 +18,7 @@ from app.classes.access import current_student
 from app.config import REPO_ROOT, Settings
 from app.db import Database
 from app.models import User
+from app.models.states import Role
 from tests.helpers import make_student
 
 API_MD = REPO_ROOT / "docs" / "api.md"
@@ -69,13 +70,15 @@ def operations(document: dict[str, Any]) -> Iterator[tuple[str, str, dict[str, A
             yield method.upper(), path, operation
 
 
-async def test_every_endpoint_is_documented_and_every_documented_one_exists(client):
+async def test_every_endpoint_is_documented_and_every_documented_one_exists(
+    client: httpx.AsyncClient,
+) -> None:
     document = await openapi(client)
     assert published(document) - documented() == set(), "add these to docs/api.md"
     assert documented() - published(document) == set(), "docs/api.md names endpoints not served"
 
 
-def test_the_docs_point_to_nothing_outside_the_repository():
+def test_the_docs_point_to_nothing_outside_the_repository() -> None:
     for path in [REPO_ROOT / "README.md", *sorted((REPO_ROOT / "docs").glob("*.md"))]:
         text = path.read_text()
         for pointer in ("API.md", "DESIGN.md", "../shared"):
@@ -85,7 +88,7 @@ def test_the_docs_point_to_nothing_outside_the_repository():
 # --- error answers -----------------------------------------------------------------------------
 
 
-async def test_every_error_answer_has_its_schema(client):
+async def test_every_error_answer_has_its_schema(client: httpx.AsyncClient) -> None:
     document = await openapi(client)
     schemas = document["components"]["schemas"]
     assert schemas["ErrorOut"]["properties"] == {"detail": {"title": "Detail", "type": "string"}}
@@ -133,7 +136,9 @@ def expected_errors(route: RouteContext, method: str) -> set[int]:
     return codes
 
 
-async def test_each_endpoint_declares_the_errors_it_can_answer(app: FastAPI, client):
+async def test_each_endpoint_declares_the_errors_it_can_answer(
+    app: FastAPI, client: httpx.AsyncClient
+) -> None:
     document = await openapi(client)
     checked = 0
     for route in api_routes(app):
@@ -148,7 +153,7 @@ async def test_each_endpoint_declares_the_errors_it_can_answer(app: FastAPI, cli
     assert checked == len(published(document))
 
 
-def test_the_expectations_name_real_endpoints(app: FastAPI):
+def test_the_expectations_name_real_endpoints(app: FastAPI) -> None:
     served = {(m, r.path_format) for r in api_routes(app) for m in r.methods or ()}
     for table in (
         RATE_LIMITED,
@@ -176,14 +181,14 @@ async def teacher_headers(db: Database) -> dict[str, str]:
     headers, user_id = await make_student(db)
     async with db.sessionmaker() as session, session.begin():
         user = await session.get_one(User, user_id)
-        user.role = "teacher"
+        user.role = Role.TEACHER
     return headers
 
 
 @pytest.mark.parametrize("who", ["anonymous", "student", "teacher"])
 async def test_what_a_caller_is_answered_is_declared(
-    client, db: Database, settings: Settings, who: str
-):
+    client: httpx.AsyncClient, db: Database, settings: Settings, who: str
+) -> None:
     document = await openapi(client)
     for method, path, operation in sorted(operations(document)):
         if path == "/api/me/logout-all":
@@ -195,7 +200,7 @@ async def test_what_a_caller_is_answered_is_declared(
             headers = await teacher_headers(db)
         declared = {int(code) for code in operation["responses"]}
         url = concrete(path, operation)
-        body = {} if "requestBody" in operation else None
+        body: dict[str, Any] | None = {} if "requestBody" in operation else None
         response = await client.request(method, url, json=body, headers=headers)
         assert response.status_code in declared, (who, method, path, response.text)
         if body is not None:
@@ -213,7 +218,7 @@ async def test_what_a_caller_is_answered_is_declared(
 # --- the interactive docs ----------------------------------------------------------------------
 
 
-async def test_the_docs_page_loads_everything_from_the_app(client):
+async def test_the_docs_page_loads_everything_from_the_app(client: httpx.AsyncClient) -> None:
     response = await client.get("/docs")
     assert response.status_code == 200
     page = response.text
@@ -230,5 +235,5 @@ async def test_the_docs_page_loads_everything_from_the_app(client):
         assert fetched.content, asset
 
 
-async def test_redoc_is_not_served(client):
+async def test_redoc_is_not_served(client: httpx.AsyncClient) -> None:
     assert (await client.get("/redoc")).status_code == 404

@@ -6,7 +6,9 @@ from __future__ import annotations
 import re
 import subprocess
 import sys
+from pathlib import Path
 
+import httpx
 import pytest
 from babel.messages.pofile import read_po
 
@@ -36,18 +38,18 @@ def html_lang(text: str) -> str:
         ("garbage;;q=x,,", []),  # a q-value that is not a number: not wanted
     ],
 )
-def test_accept_language_is_read_in_order_of_preference(header, expected):
+def test_accept_language_is_read_in_order_of_preference(header: str, expected: list[str]) -> None:
     assert i18n.parse_accept_language(header) == expected
 
 
-def test_choice_order_is_query_then_cookie_then_browser():
+def test_choice_order_is_query_then_cookie_then_browser() -> None:
     assert i18n.choose_language("en", "tr", "tr") == "en"
     assert i18n.choose_language(None, "tr", "en") == "tr"
     assert i18n.choose_language("xx", "yy", "de, tr;q=0.5") == "tr"
     assert i18n.choose_language(None, None, "de, fr") == "en"
 
 
-async def test_the_language_follows_the_browser(client):
+async def test_the_language_follows_the_browser(client: httpx.AsyncClient) -> None:
     english = await client.get("/", headers=HTML)
     assert html_lang(english.text) == "en"
     assert "Learn PyTorch by doing" in english.text
@@ -59,7 +61,9 @@ async def test_the_language_follows_the_browser(client):
     assert '<a href="/?lang=en" lang="en" hreflang="en">English</a>' in turkish.text
 
 
-async def test_the_switcher_sets_a_cookie_that_wins_over_the_browser(client):
+async def test_the_switcher_sets_a_cookie_that_wins_over_the_browser(
+    client: httpx.AsyncClient,
+) -> None:
     switched = await client.get("/lessons/tensor-basics?lang=tr", headers=HTML)
     assert html_lang(switched.text) == "tr"
     assert "lang=tr" in switched.headers["set-cookie"]
@@ -70,25 +74,25 @@ async def test_the_switcher_sets_a_cookie_that_wins_over_the_browser(client):
     assert html_lang((await client.get("/", headers=TR)).text) == "en"
 
 
-async def test_an_unknown_language_is_english_and_sets_nothing(client):
+async def test_an_unknown_language_is_english_and_sets_nothing(client: httpx.AsyncClient) -> None:
     page = await client.get("/?lang=xx", headers=HTML)
     assert html_lang(page.text) == "en"
     assert "set-cookie" not in page.headers or "lang=" not in page.headers["set-cookie"]
 
 
-async def test_the_api_is_never_translated(client):
+async def test_the_api_is_never_translated(client: httpx.AsyncClient) -> None:
     response = await client.get("/api/lessons/no-such-lesson", headers={"Accept-Language": "tr"})
     assert response.json() == {"detail": "Lesson not found."}
 
 
-async def test_error_pages_are_translated(client):
+async def test_error_pages_are_translated(client: httpx.AsyncClient) -> None:
     page = await client.get("/lessons/no-such-lesson", headers=TR)
     assert page.status_code == 404
     assert "<h1>Bulunamadı</h1>" in page.text
     assert "Ders bulunamadı." in page.text
 
 
-async def test_a_translated_lesson_is_shown_in_turkish(client):
+async def test_a_translated_lesson_is_shown_in_turkish(client: httpx.AsyncClient) -> None:
     page = await client.get("/lessons/gpu-support", headers=TR)
     assert "<h1>GPU desteği</h1>" in page.text
     assert "GPU neden önemli?" in page.text
@@ -98,7 +102,7 @@ async def test_a_translated_lesson_is_shown_in_turkish(client):
     assert "GPU desteği" in catalog.text
 
 
-async def test_an_untranslated_lesson_falls_back_to_english(client):
+async def test_an_untranslated_lesson_falls_back_to_english(client: httpx.AsyncClient) -> None:
     page = await client.get("/lessons/tensor-basics", headers=TR)
     assert html_lang(page.text) == "tr"
     assert '<div class="body" lang="en">' in page.text
@@ -106,7 +110,7 @@ async def test_an_untranslated_lesson_falls_back_to_english(client):
     assert '<h2 id="practice">Alıştırmalar</h2>' in page.text
 
 
-def test_lesson_labels_follow_the_language_of_the_text():
+def test_lesson_labels_follow_the_language_of_the_text() -> None:
     turkish = markdown.render("```output predict\n1\n```\n```race\n```\n", "tr")
     assert "<summary>Çıktıyı tahmin edin, sonra açın</summary>" in turkish
     assert 'aria-label="Çıktı"' in turkish
@@ -114,7 +118,7 @@ def test_lesson_labels_follow_the_language_of_the_text():
     assert "<summary>Predict the output, then reveal it</summary>" in english
 
 
-async def test_forms_and_messages_in_turkish(client):
+async def test_forms_and_messages_in_turkish(client: httpx.AsyncClient) -> None:
     await browser_signup(client)
     page = await client.get("/lessons/gpu-support", headers=TR)
     assert "Değerlendirmeye gönder" in page.text
@@ -135,7 +139,7 @@ async def test_forms_and_messages_in_turkish(client):
     assert "En az 8 karakter kullanın." in response.text
 
 
-async def test_the_workbench_works_without_javascript(client):
+async def test_the_workbench_works_without_javascript(client: httpx.AsyncClient) -> None:
     await browser_signup(client)
     page = (await client.get("/lessons/gpu-support", headers=HTML)).text
     exercise = "gpu-support-device-independent"
@@ -152,7 +156,7 @@ async def test_the_workbench_works_without_javascript(client):
     assert "product.device.type" not in data.group(1)
 
 
-def test_every_interface_string_is_translated_into_turkish(tmp_path):
+def test_every_interface_string_is_translated_into_turkish(tmp_path: Path) -> None:
     """The catalogs are up to date with the code (run `make i18n-update` if this fails) and
     every Turkish entry is translated, not fuzzy, with the same placeholders."""
     pot = tmp_path / "messages.pot"
@@ -172,14 +176,16 @@ def test_every_interface_string_is_translated_into_turkish(tmp_path):
         strings = message.string if isinstance(message.string, tuple) else (message.string,)
         assert all(strings), f"untranslated: {key!r}"
         assert not message.fuzzy, f"fuzzy: {key!r}"
-        ids = message.id if isinstance(message.id, tuple) else (message.id,)
+        ids = [
+            str(text) for text in (message.id if isinstance(message.id, tuple) else (message.id,))
+        ]
         fields = {f for text in ids for f in re.findall(r"%\(\w+\)[sd]|\{\w+\}", text)}
-        for text in strings:
+        for text in map(str, strings):
             assert set(re.findall(r"%\(\w+\)[sd]|\{\w+\}", text)) <= fields, key
             assert set(re.findall(r"</?\w+", text)) == set(re.findall(r"</?\w+", ids[0])), key
 
 
-def test_the_scripts_messages_are_all_translated():
+def test_the_scripts_messages_are_all_translated() -> None:
     i18n.set_language("tr")
     try:
         turkish = i18n.js_messages()

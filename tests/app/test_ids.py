@@ -53,6 +53,7 @@ def routes_with(app: FastAPI, where: str) -> list[tuple[str, str, str]]:
     for route in iter_route_contexts(app.routes):  # as served: API routes and pages
         if not isinstance(route.original_route, APIRoute):
             continue
+        assert route.path is not None
         for name in int_params(route, where):
             for method in sorted(set(route.methods or ()) - {"HEAD"}):
                 found.append((method, route.path, name))

@@ -24,6 +24,7 @@ from app import metrics
 from app.config import Settings
 from app.db import Database
 from app.lessons.service import get_exercise
+from app.models.states import SubmissionMode
 from app.submissions import service
 from app.submissions.distributed import DistributedGrading
 from grader.queueing import actor_for, queue_for
@@ -80,7 +81,9 @@ async def graded(db: Database, verdicts: dict[str, str], *, commit: bool = True)
 PASSED = {"mode": "grade", "status": "done", "verdict": "passed"}
 
 
-async def test_a_finished_submission_is_counted_by_verdict_once_committed(client, db: Database):
+async def test_a_finished_submission_is_counted_by_verdict_once_committed(
+    client: httpx.AsyncClient, db: Database
+) -> None:
     before = await scrape(client)
     await graded(db, {"cpu": "passed", "cuda": "not_graded"})
     await graded(db, {"cpu": "wrong_output", "cuda": "not_graded"})
@@ -92,7 +95,9 @@ async def test_a_finished_submission_is_counted_by_verdict_once_committed(client
     assert value(after, name, **wrong) == value(before, name, **wrong) + 1
 
 
-async def test_grading_latency_and_run_duration_per_device(client, db: Database):
+async def test_grading_latency_and_run_duration_per_device(
+    client: httpx.AsyncClient, db: Database
+) -> None:
     before = await scrape(client)
     await graded(db, {"cpu": "passed", "cuda": "not_graded"})
     after = await scrape(client)
@@ -110,13 +115,19 @@ async def test_grading_latency_and_run_duration_per_device(client, db: Database)
         assert value(after, count, device="cuda") == value(before, count, device="cuda")
 
 
-async def test_a_platform_failure_is_counted_as_an_error(client, db: Database):
+async def test_a_platform_failure_is_counted_as_an_error(
+    client: httpx.AsyncClient, db: Database
+) -> None:
     _, user_id = await make_student(db)
     async with db.writer() as session:
         exercise = await get_exercise(session=session, exercise_id=EXERCISE)
         assert exercise is not None
         submission = await service.create_submission(
-            session=session, user_id=user_id, exercise=exercise, code="print(1)\n", mode="run"
+            session=session,
+            user_id=user_id,
+            exercise=exercise,
+            code="print(1)\n",
+            mode=SubmissionMode.RUN,
         )
         before = await scrape(client)
         assert await service.fail(session=session, submission_id=submission.id, detail="broke")
@@ -128,7 +139,9 @@ async def test_a_platform_failure_is_counted_as_an_error(client, db: Database):
     assert value(after, name, **errors) == value(before, name, **errors) + 1
 
 
-async def test_a_scrape_reads_nothing_from_the_submissions_table(client, db: Database):
+async def test_a_scrape_reads_nothing_from_the_submissions_table(
+    client: httpx.AsyncClient, db: Database
+) -> None:
     await graded(db, {"cpu": "passed", "cuda": "not_graded"})
     statements: list[str] = []
 
@@ -144,7 +157,7 @@ async def test_a_scrape_reads_nothing_from_the_submissions_table(client, db: Dat
     assert not [s for s in statements if "submission" in s]
 
 
-async def test_http_latency_is_labelled_by_route_template(client):
+async def test_http_latency_is_labelled_by_route_template(client: httpx.AsyncClient) -> None:
     for ident in (987654, 987655):
         response = await client.get(f"/api/submissions/{ident}")
         assert response.status_code == 401
@@ -159,7 +172,7 @@ async def test_http_latency_is_labelled_by_route_template(client):
     assert "no-such-page" not in text
 
 
-async def test_the_embedded_queue_publishes_its_length(client):
+async def test_the_embedded_queue_publishes_its_length(client: httpx.AsyncClient) -> None:
     device = f"test-{uuid.uuid4().hex[:6]}"
     queue = metrics.MeasuredQueue(device)
     for ident in (1, 2, 3):
@@ -170,8 +183,8 @@ async def test_the_embedded_queue_publishes_its_length(client):
 
 
 async def test_the_distributed_queue_depth_is_read_from_redis(
-    app: FastAPI, client, db: Database, settings: Settings
-):
+    app: FastAPI, client: httpx.AsyncClient, db: Database, settings: Settings
+) -> None:
     namespace = f"tc-metrics-{uuid.uuid4().hex[:8]}"
     grading = DistributedGrading(
         database=db,
@@ -223,7 +236,7 @@ def web(tmp_path: Path, env: dict[str, str], name: str) -> Web:
 
 def test_several_web_processes_add_up_and_a_killed_one_stops_counting_as_busy(
     tmp_path: Path, shared_directory: dict[str, str]
-):
+) -> None:
     first = web(tmp_path, shared_directory, "first")
     second = web(tmp_path, shared_directory, "second")
     try:

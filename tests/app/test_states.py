@@ -12,9 +12,11 @@ import pytest
 from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
 from sqlalchemy import select, text
+from sqlalchemy.ext.asyncio import AsyncEngine
 
 import grader
 from app.content.schema import ComparisonFile, ExerciseFile, LimitsFile
+from app.db import Database
 from app.models import (
     Base,
     Exercise,
@@ -281,7 +283,7 @@ def _bound(schema: dict[str, float], side: str, sign: int) -> tuple[float, bool]
     return max(bounds, default=None)
 
 
-async def test_the_database_keeps_the_plain_strings(db) -> None:  # type: ignore[no-untyped-def]
+async def test_the_database_keeps_the_plain_strings(db: Database) -> None:
     async with db.sessionmaker() as session:
         exercise_id = await session.scalar(select(Exercise.id).limit(1))
         user = User(username="states", password_hash="x", role=Role.TEACHER)
@@ -329,7 +331,7 @@ async def test_the_database_keeps_the_plain_strings(db) -> None:  # type: ignore
         assert isinstance(read.status, SubmissionStatus) and isinstance(read.role, Role)
 
 
-async def test_state_columns_are_the_migrations_plain_text(engine) -> None:  # type: ignore[no-untyped-def]
+async def test_state_columns_are_the_migrations_plain_text(engine: AsyncEngine) -> None:
     """The enums change no column: the migrated schema and the models agree on every state
     column's type (VARCHAR of the same length; no database enum, no CHECK)."""
     state_columns = {

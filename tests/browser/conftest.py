@@ -11,7 +11,7 @@ import json
 import os
 import subprocess
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -121,8 +121,11 @@ def audit(page: Any, where: str) -> None:
     assert not serious, f"axe on {where} ({page.url}):\n" + json.dumps(serious, indent=2)
 
 
+VisitorFactory = Callable[[str], Visitor]  # a new visitor in this language ("en", "tr")
+
+
 @pytest.fixture
-def visitor_factory(browser: Any, server: Web) -> Iterator[Any]:
+def visitor_factory(browser: Any, server: Web) -> Iterator[VisitorFactory]:
     contexts: list[Any] = []
 
     def make(lang: str) -> Visitor:

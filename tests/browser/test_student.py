@@ -6,14 +6,16 @@ progress; the lesson widgets by keyboard; drafts; giving up. axe audits every pa
 from __future__ import annotations
 
 import re
+from typing import Any
 
 import pytest
 
-from tests.browser.conftest import Visitor, sign_up, unique
+from tests.browser.conftest import Visitor, VisitorFactory, sign_up, unique
 from tests.browser.test_question_kinds import answer_ordering_by_keyboard, answer_predict_output
+from tests.processes import Web
 
 # What each language shows (the interface's words; lesson content stays as written).
-WORDS = {
+WORDS: dict[str, dict[str, Any]] = {
     "en": {
         "lesson_title": "GPU support",
         "body": "Why the GPU matters",
@@ -80,7 +82,7 @@ print(product.device.type)
 TRY_CODE = "import torch\nprint(torch.ones(2).sum())\n"
 
 
-def feedback(page, question_id: str):  # type: ignore[no-untyped-def]
+def feedback(page: Any, question_id: str) -> Any:
     return page.locator(f"#q-{question_id} .feedback")
 
 
@@ -143,7 +145,7 @@ def answer_questions(v: Visitor) -> None:
     feedback(page, "gpu-support-device-type").get_by_text(words["correct"]).wait_for()
 
 
-def set_code(v: Visitor, exercise, code: str) -> None:  # type: ignore[no-untyped-def]
+def set_code(v: Visitor, exercise: Any, code: str) -> None:
     exercise.locator(".cm-content").click()
     v.page.keyboard.press("ControlOrMeta+a")
     v.page.keyboard.press("Delete")
@@ -265,7 +267,7 @@ def give_up(v: Visitor) -> None:
 
 
 @pytest.mark.parametrize("lang", ["en", "tr"])
-def test_student_journey(visitor_factory, lang: str) -> None:  # type: ignore[no-untyped-def]
+def test_student_journey(visitor_factory: VisitorFactory, lang: str) -> None:
     v: Visitor = visitor_factory(lang)
     words = WORDS[lang]
     sign_up(v, unique("stu"))
@@ -307,7 +309,7 @@ def test_student_journey(visitor_factory, lang: str) -> None:  # type: ignore[no
     assert not v.errors, v.errors  # type: ignore[attr-defined]
 
 
-def test_the_workbench_without_javascript(browser, server) -> None:  # type: ignore[no-untyped-def]
+def test_the_workbench_without_javascript(browser: Any, server: Web) -> None:
     """The plain forms: submit from the textarea, the page refreshes itself until the
     verdict is in; a try-out run; giving up shows the solution."""
     context = browser.new_context(java_script_enabled=False, locale="en-US")

@@ -9,7 +9,15 @@ import re
 
 import pytest
 
-from tests.browser.conftest import PASSWORD, Visitor, create_teacher, sign_up, unique
+from tests.browser.conftest import (
+    PASSWORD,
+    Visitor,
+    VisitorFactory,
+    create_teacher,
+    sign_up,
+    unique,
+)
+from tests.processes import Web
 
 WORDS = {
     "en": {
@@ -33,7 +41,7 @@ def log_in(v: Visitor, username: str) -> None:
 
 
 @pytest.mark.parametrize("lang", ["en", "tr"])
-def test_teacher_journey(visitor_factory, server, lang: str) -> None:  # type: ignore[no-untyped-def]
+def test_teacher_journey(visitor_factory: VisitorFactory, server: Web, lang: str) -> None:
     words = WORDS[lang]
     teacher_name = unique("teach")
     create_teacher(server, teacher_name)

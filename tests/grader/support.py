@@ -26,7 +26,7 @@ QUICK = Limits(wall_time_s=2, cpu_time_s=2)
 
 
 def grade(grader: Grader, code: str, expected: str = "", **job: object) -> Result:
-    return grader.grade(Job(id="test", code=code, expected_output=expected, **job))  # type: ignore[arg-type]
+    return grader.grade(Job(id="test", code=code, expected_output=expected, **job))
 
 
 def marked_processes() -> list[int]:

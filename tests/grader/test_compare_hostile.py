@@ -6,6 +6,7 @@ it took the diff seconds."""
 
 from __future__ import annotations
 
+import functools
 import random
 import re
 import time
@@ -240,7 +241,7 @@ HOSTILE_STDERR = {
 def test_error_output_helpers_are_fast(name: str) -> None:
     stderr = HOSTILE_STDERR[name]
     for helper in (trim_traceback, needs_device_hint, ran_out_of_memory):
-        assert cpu_seconds(lambda helper=helper: helper(stderr)) < BOUND_S, helper.__name__
+        assert cpu_seconds(functools.partial(helper, stderr)) < BOUND_S, helper.__name__
 
 
 def test_a_hostile_numeric_output_gets_its_verdict_quickly(grader: Grader) -> None:

@@ -8,7 +8,7 @@ from grader import Job, Limits, Result, Run
 def make_run(device: str, verdict: str, detail: str | None = None) -> Run:
     return Run(
         device=device,
-        verdict=verdict,  # type: ignore[arg-type]
+        verdict=verdict,
         stdout="",
         stderr="",
         exit_code=0,

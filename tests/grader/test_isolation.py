@@ -33,7 +33,7 @@ SMALL_MEMORY = Limits(wall_time_s=8, cpu_time_s=8, memory_mb=256)
 
 def zygote_pids(grader: Grader) -> list[int]:
     return sorted(
-        pool._zygote.process.pid  # type: ignore[union-attr]
+        pool._zygote.process.pid
         for pools in grader._groups.values()
         for pool in pools
         if pool._zygote is not None

@@ -34,7 +34,7 @@ def plugin_grader() -> Iterator[Grader]:
     def with_fake(names: list[str] | None = None) -> list[Backend]:
         return [*original(["cpu"]), FakeAccelerator()]
 
-    service.load_backends = with_fake  # type: ignore[assignment]
+    service.load_backends = with_fake
     try:
         with Grader(GraderConfig(workers=1)) as grader:
             yield grader

@@ -11,7 +11,7 @@ import redis
 from grader import Grader, Job, Result, Run, Variant
 from grader.queueing import RunEvent, RunRequest, results_stream
 from grader.worker import EventSender, make_handler
-from tests.processes import PrivateRedis
+from tests.processes import PrivateRedis, stream_entries
 
 SUM_CODE = "print(sum(numbers))\n"
 HARD_CODED = "print(6)\n"
@@ -176,7 +176,7 @@ def test_a_worker_sends_the_hidden_checks_back_inside_the_run(
         )
         finished = [
             RunEvent.model_validate_json(fields[b"event"])
-            for _id, fields in client.xrange(results_stream("ns"))
+            for _id, fields in stream_entries(client, results_stream("ns"))
         ]
         graded, tried = [e.run for e in finished if e.event == "finished"]
     finally:

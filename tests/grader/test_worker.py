@@ -11,7 +11,7 @@ import redis
 from grader import Grader, GraderConfig
 from grader.queueing import RunEvent, results_stream
 from grader.worker import EventSender, make_handler
-from tests.processes import PrivateRedis
+from tests.processes import PrivateRedis, stream_entries
 
 pytestmark = pytest.mark.distributed
 
@@ -28,7 +28,7 @@ def client(tmp_path: Path) -> Iterator[redis.Redis]:
 def events(client: redis.Redis, namespace: str) -> list[RunEvent]:
     return [
         RunEvent.model_validate_json(fields[b"event"])
-        for _id, fields in client.xrange(results_stream(namespace))
+        for _id, fields in stream_entries(client, results_stream(namespace))
     ]
 
 

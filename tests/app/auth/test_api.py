@@ -2,19 +2,27 @@
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
 from datetime import timedelta
+from typing import Any
 
+import httpx
 import pytest
 
 from app.auth import service
 from app.auth.router import BAD_LOGIN
+from app.config import Settings
+from app.db import Database
 from app.models import LoginFailure, utcnow
+from app.models.states import Role
 from tests.helpers import bearer, register, unique_name
 
 PASSWORD = "correct horse"
 
 
-async def test_register_answers_201_with_the_user_and_a_working_token(client):
+async def test_register_answers_201_with_the_user_and_a_working_token(
+    client: httpx.AsyncClient,
+) -> None:
     name = unique_name()
     response = await client.post(
         "/api/auth/register", json={"username": name, "password": PASSWORD}
@@ -34,7 +42,9 @@ async def test_register_answers_201_with_the_user_and_a_working_token(client):
 
 
 @pytest.mark.parametrize("username", ["abc", "a" * 32, "a.b_c-9", "0123"])
-async def test_register_accepts_usernames_at_the_limits(client, username):
+async def test_register_accepts_usernames_at_the_limits(
+    client: httpx.AsyncClient, username: str
+) -> None:
     response = await client.post(
         "/api/auth/register", json={"username": username, "password": "tq7-wave"}
     )
@@ -42,7 +52,7 @@ async def test_register_accepts_usernames_at_the_limits(client, username):
     assert response.json()["user"]["username"] == username
 
 
-async def test_register_a_taken_username_is_409(client):
+async def test_register_a_taken_username_is_409(client: httpx.AsyncClient) -> None:
     name, _ = await register(client)
     response = await client.post(
         "/api/auth/register", json={"username": name, "password": "another password"}
@@ -75,13 +85,13 @@ async def test_register_a_taken_username_is_409(client):
         pytest.param(["alice", PASSWORD], id="not-an-object"),
     ],
 )
-async def test_register_invalid_input_is_422(client, body):
+async def test_register_invalid_input_is_422(client: httpx.AsyncClient, body: Any) -> None:
     response = await client.post("/api/auth/register", json=body)
     assert response.status_code == 422, response.text
     assert "detail" in response.json()
 
 
-async def test_register_body_that_is_not_json_is_422(client):
+async def test_register_body_that_is_not_json_is_422(client: httpx.AsyncClient) -> None:
     response = await client.post(
         "/api/auth/register",
         content=b"username=alice&password=correct+horse",
@@ -90,7 +100,7 @@ async def test_register_body_that_is_not_json_is_422(client):
     assert response.status_code == 422
 
 
-async def test_self_registration_never_makes_a_teacher(client):
+async def test_self_registration_never_makes_a_teacher(client: httpx.AsyncClient) -> None:
     response = await client.post(
         "/api/auth/register",
         json={"username": unique_name(), "password": PASSWORD, "role": "teacher"},
@@ -98,7 +108,7 @@ async def test_self_registration_never_makes_a_teacher(client):
     assert response.status_code == 422
 
 
-async def test_token_for_the_right_password_works_as_bearer(client):
+async def test_token_for_the_right_password_works_as_bearer(client: httpx.AsyncClient) -> None:
     name, first = await register(client)
     response = await client.post("/api/auth/token", json={"username": name, "password": PASSWORD})
     assert response.status_code == 200
@@ -110,7 +120,7 @@ async def test_token_for_the_right_password_works_as_bearer(client):
     assert me.json()["username"] == name
 
 
-async def test_wrong_password_and_unknown_user_get_the_same_401(client):
+async def test_wrong_password_and_unknown_user_get_the_same_401(client: httpx.AsyncClient) -> None:
     name, _ = await register(client)
     wrong = await client.post(
         "/api/auth/token", json={"username": name, "password": "not the password"}
@@ -122,12 +132,12 @@ async def test_wrong_password_and_unknown_user_get_the_same_401(client):
     assert wrong.json() == unknown.json() == {"detail": BAD_LOGIN}
 
 
-async def test_token_with_missing_fields_is_422(client):
+async def test_token_with_missing_fields_is_422(client: httpx.AsyncClient) -> None:
     response = await client.post("/api/auth/token", json={"username": "someone"})
     assert response.status_code == 422
 
 
-async def test_me_shape_with_bearer(client):
+async def test_me_shape_with_bearer(client: httpx.AsyncClient) -> None:
     name, token = await register(client)
     response = await client.get("/api/me", headers=bearer(token))
     assert response.status_code == 200
@@ -147,16 +157,22 @@ async def test_me_shape_with_bearer(client):
         pytest.param({"Cookie": "session=forged.cookie.value"}, id="forged-cookie"),
     ],
 )
-async def test_me_without_valid_credentials_is_401(client, headers):
+async def test_me_without_valid_credentials_is_401(
+    client: httpx.AsyncClient, headers: dict[str, Any]
+) -> None:
     response = await client.get("/api/me", headers=headers)
     assert response.status_code == 401
     assert isinstance(response.json()["detail"], str)
 
 
-async def test_teacher_made_by_the_service_sees_role_teacher(client, db):
+async def test_teacher_made_by_the_service_sees_role_teacher(
+    client: httpx.AsyncClient, db: Database
+) -> None:
     name = unique_name("teacher")
     async with db.sessionmaker() as session, session.begin():
-        await service.create_user(session=session, username=name, password=PASSWORD, role="teacher")
+        await service.create_user(
+            session=session, username=name, password=PASSWORD, role=Role.TEACHER
+        )
     token = await client.post("/api/auth/token", json={"username": name, "password": PASSWORD})
     assert token.status_code == 200
     me = await client.get("/api/me", headers=bearer(token.json()["token"]))
@@ -168,14 +184,16 @@ async def test_teacher_made_by_the_service_sees_role_teacher(client, db):
 # Throttling -----------------------------------------------------------------------------
 
 
-async def _fail(client, username: str) -> None:
+async def _fail(client: httpx.AsyncClient, username: str) -> None:
     response = await client.post(
         "/api/auth/token", json={"username": username, "password": "wrong password"}
     )
     assert response.status_code == 401
 
 
-async def test_after_five_failures_even_the_right_password_gets_429(client, settings):
+async def test_after_five_failures_even_the_right_password_gets_429(
+    client: httpx.AsyncClient, settings: Settings
+) -> None:
     assert settings.login_failure_limit == 5
     name, _ = await register(client)
     for _ in range(5):
@@ -187,7 +205,7 @@ async def test_after_five_failures_even_the_right_password_gets_429(client, sett
     assert isinstance(response.json()["detail"], str)
 
 
-async def test_four_failures_still_let_the_right_password_in(client):
+async def test_four_failures_still_let_the_right_password_in(client: httpx.AsyncClient) -> None:
     name, _ = await register(client)
     for _ in range(4):
         await _fail(client, name)
@@ -195,7 +213,7 @@ async def test_four_failures_still_let_the_right_password_in(client):
     assert response.status_code == 200
 
 
-async def test_throttling_one_username_leaves_others_alone(client):
+async def test_throttling_one_username_leaves_others_alone(client: httpx.AsyncClient) -> None:
     victim, _ = await register(client)
     other, _ = await register(client)
     for _ in range(5):
@@ -207,7 +225,9 @@ async def test_throttling_one_username_leaves_others_alone(client):
     assert response.status_code == 200
 
 
-async def test_throttling_ignores_the_case_and_spaces_of_the_username(client):
+async def test_throttling_ignores_the_case_and_spaces_of_the_username(
+    client: httpx.AsyncClient,
+) -> None:
     name, _ = await register(client)
     for variant in (name.upper(), f" {name}", name.title(), f"{name} ", name):
         await _fail(client, variant)
@@ -215,7 +235,7 @@ async def test_throttling_ignores_the_case_and_spaces_of_the_username(client):
     assert response.status_code == 429
 
 
-async def test_unknown_usernames_are_throttled_too(client):
+async def test_unknown_usernames_are_throttled_too(client: httpx.AsyncClient) -> None:
     name = unique_name()
     for _ in range(5):
         await _fail(client, name)
@@ -224,7 +244,9 @@ async def test_unknown_usernames_are_throttled_too(client):
     assert "Retry-After" in response.headers
 
 
-async def test_failures_older_than_the_window_do_not_count(client, db, settings):
+async def test_failures_older_than_the_window_do_not_count(
+    client: httpx.AsyncClient, db: Database, settings: Settings
+) -> None:
     name, _ = await register(client)
     old = utcnow() - timedelta(seconds=settings.login_failure_window_s + 60)
     async with db.sessionmaker() as session, session.begin():
@@ -238,7 +260,9 @@ async def test_failures_older_than_the_window_do_not_count(client, db, settings)
 # Body limits ----------------------------------------------------------------------------
 
 
-async def test_an_oversized_json_body_is_413_with_a_json_detail(client, settings):
+async def test_an_oversized_json_body_is_413_with_a_json_detail(
+    client: httpx.AsyncClient, settings: Settings
+) -> None:
     padding = "x" * (300 * 1024)
     assert len(padding) > settings.max_body_bytes
     response = await client.post(
@@ -250,8 +274,8 @@ async def test_an_oversized_json_body_is_413_with_a_json_detail(client, settings
     assert isinstance(response.json()["detail"], str)
 
 
-async def test_an_oversized_body_without_content_length_is_413(client):
-    async def chunks():
+async def test_an_oversized_body_without_content_length_is_413(client: httpx.AsyncClient) -> None:
+    async def chunks() -> AsyncIterator[bytes]:
         for _ in range(300):
             yield b"x" * 1024
 

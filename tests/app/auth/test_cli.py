@@ -44,8 +44,8 @@ async def _users(url: str) -> dict[str, User]:
 
 
 async def test_create_teacher_with_the_password_from_the_environment(
-    database_url, monkeypatch, capsys
-):
+    database_url: str, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     monkeypatch.setenv("APP_USER_PASSWORD", PASSWORD)
     assert await _cli("create-user", "--role", "teacher", "--username", "ada") == 0
     assert "created teacher ada" in capsys.readouterr().out
@@ -58,14 +58,19 @@ async def test_create_teacher_with_the_password_from_the_environment(
     assert PASSWORD not in users["ada"].password_hash
 
 
-async def test_default_role_is_student(database_url, monkeypatch):
+async def test_default_role_is_student(database_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("APP_USER_PASSWORD", PASSWORD)
     assert await _cli("create-user", "--username", "grace") == 0
     assert (await _users(database_url))["grace"].role == "student"
 
 
 @pytest.mark.parametrize("password", ["", "short", "1234567"])
-async def test_missing_or_short_password_exits_1(database_url, monkeypatch, capsys, password):
+async def test_missing_or_short_password_exits_1(
+    database_url: str,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    password: str,
+) -> None:
     await asyncio.to_thread(migrations.upgrade, async_database_url(database_url))
     monkeypatch.setenv("APP_USER_PASSWORD", password)
     assert await _cli("create-user", "--role", "teacher", "--username", "ada") == 1
@@ -73,15 +78,17 @@ async def test_missing_or_short_password_exits_1(database_url, monkeypatch, caps
     assert await _users(database_url) == {}
 
 
-async def test_invalid_username_exits_1(database_url, monkeypatch, capsys):
+async def test_invalid_username_exits_1(
+    database_url: str, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     monkeypatch.setenv("APP_USER_PASSWORD", PASSWORD)
     assert await _cli("create-user", "--username", "Not Valid") == 1
     assert "username" in capsys.readouterr().err
 
 
 async def test_existing_user_without_update_exits_1_and_is_unchanged(
-    database_url, monkeypatch, capsys
-):
+    database_url: str, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     monkeypatch.setenv("APP_USER_PASSWORD", PASSWORD)
     assert await _cli("create-user", "--username", "ada") == 0
     monkeypatch.setenv("APP_USER_PASSWORD", "a different password")
@@ -92,7 +99,9 @@ async def test_existing_user_without_update_exits_1_and_is_unchanged(
     assert verify_password(PASSWORD, user.password_hash)
 
 
-async def test_update_resets_role_and_password(database_url, monkeypatch):
+async def test_update_resets_role_and_password(
+    database_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setenv("APP_USER_PASSWORD", PASSWORD)
     assert await _cli("create-user", "--username", "ada") == 0
     monkeypatch.setenv("APP_USER_PASSWORD", "a different password")
@@ -103,7 +112,9 @@ async def test_update_resets_role_and_password(database_url, monkeypatch):
     assert not verify_password(PASSWORD, user.password_hash)
 
 
-async def test_prompts_for_the_password_when_the_environment_has_none(database_url, monkeypatch):
+async def test_prompts_for_the_password_when_the_environment_has_none(
+    database_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
     answers = iter([PASSWORD, PASSWORD])
     monkeypatch.setattr("getpass.getpass", lambda prompt="": next(answers))
     assert await _cli("create-user", "--role", "teacher", "--username", "ada") == 0
@@ -112,7 +123,9 @@ async def test_prompts_for_the_password_when_the_environment_has_none(database_u
     assert verify_password(PASSWORD, user.password_hash)
 
 
-async def test_prompted_passwords_that_differ_exit_1(database_url, monkeypatch, capsys):
+async def test_prompted_passwords_that_differ_exit_1(
+    database_url: str, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     answers = iter([PASSWORD, PASSWORD + "!"])
     monkeypatch.setattr("getpass.getpass", lambda prompt="": next(answers))
     assert await _cli("create-user", "--role", "teacher", "--username", "ada") == 1

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from urllib.parse import urlencode
 
+import httpx
 import pytest
 
 from tests.helpers import register
@@ -21,7 +22,9 @@ PASSWORD = "correct horse"
         " application/x-www-form-urlencoded",
     ],
 )
-async def test_a_login_form_in_any_spelling_still_needs_the_csrf_token(client, content_type):
+async def test_a_login_form_in_any_spelling_still_needs_the_csrf_token(
+    client: httpx.AsyncClient, content_type: str
+) -> None:
     name, _ = await register(client)
     assert not client.cookies  # a first visit, as a cross-site page would make it
     response = await client.post(
@@ -33,7 +36,9 @@ async def test_a_login_form_in_any_spelling_still_needs_the_csrf_token(client, c
     assert (await client.get("/api/me")).status_code == 401
 
 
-async def test_a_multipart_form_in_capitals_still_needs_the_csrf_token(client):
+async def test_a_multipart_form_in_capitals_still_needs_the_csrf_token(
+    client: httpx.AsyncClient,
+) -> None:
     name, _ = await register(client)
     body = (
         b'--b\r\nContent-Disposition: form-data; name="username"\r\n\r\n'

@@ -5,9 +5,11 @@ from __future__ import annotations
 import base64
 import json
 import re
+from typing import Any
 
 import httpx
 import pytest
+from fastapi import FastAPI
 
 from app.auth.router import BAD_LOGIN
 from tests.helpers import bearer, browser_signup, csrf_from, meta_csrf, register, unique_name
@@ -33,7 +35,7 @@ async def _session_cookie_header(client: httpx.AsyncClient) -> str:
 
 
 @pytest.mark.parametrize("path", ["/signup", "/login"])
-async def test_account_pages_render_with_a_csrf_field(client, path):
+async def test_account_pages_render_with_a_csrf_field(client: httpx.AsyncClient, path: str) -> None:
     response = await client.get(path, headers={"Accept": "text/html"})
     assert response.status_code == 200
     assert response.headers["content-type"].startswith("text/html")
@@ -46,7 +48,7 @@ async def test_account_pages_render_with_a_csrf_field(client, path):
     assert '<label for="username">' in response.text
 
 
-async def test_signup_form_logs_in_by_cookie(client):
+async def test_signup_form_logs_in_by_cookie(client: httpx.AsyncClient) -> None:
     name = await browser_signup(client)
     me = await client.get("/api/me")
     assert me.status_code == 200
@@ -56,7 +58,7 @@ async def test_signup_form_logs_in_by_cookie(client):
     assert progress.status_code == 200
 
 
-async def test_signup_form_redirects_to_next(client):
+async def test_signup_form_redirects_to_next(client: httpx.AsyncClient) -> None:
     page = await client.get("/signup?next=/lessons/gpu-support")
     assert 'name="next" value="/lessons/gpu-support"' in page.text
     response = await client.post(
@@ -72,7 +74,9 @@ async def test_signup_form_redirects_to_next(client):
     assert response.headers["location"] == "/lessons/gpu-support"
 
 
-async def test_signup_form_with_a_taken_username_shows_the_form_again(client):
+async def test_signup_form_with_a_taken_username_shows_the_form_again(
+    client: httpx.AsyncClient,
+) -> None:
     name, _ = await register(client)
     page = await client.get("/signup")
     response = await client.post(
@@ -91,7 +95,9 @@ async def test_signup_form_with_a_taken_username_shows_the_form_again(client):
         ("ok-name", "short", "at least 8 characters"),
     ],
 )
-async def test_signup_form_with_invalid_input_shows_the_error(client, username, password, message):
+async def test_signup_form_with_invalid_input_shows_the_error(
+    client: httpx.AsyncClient, username: str, password: Any, message: str
+) -> None:
     page = await client.get("/signup")
     response = await client.post(
         "/signup",
@@ -104,7 +110,7 @@ async def test_signup_form_with_invalid_input_shows_the_error(client, username, 
 
 
 @pytest.mark.parametrize("path", ["/signup", "/login"])
-async def test_form_post_without_csrf_field_is_403(client, path):
+async def test_form_post_without_csrf_field_is_403(client: httpx.AsyncClient, path: str) -> None:
     await client.get(path)  # the browser has a session cookie, as after any visit
     response = await client.post(
         path, data={"username": unique_name(), "password": PASSWORD, "next": "/"}
@@ -114,7 +120,9 @@ async def test_form_post_without_csrf_field_is_403(client, path):
 
 
 @pytest.mark.parametrize("path", ["/signup", "/login"])
-async def test_form_post_with_a_wrong_csrf_token_is_403(client, path):
+async def test_form_post_with_a_wrong_csrf_token_is_403(
+    client: httpx.AsyncClient, path: str
+) -> None:
     page = await client.get(path)
     token = csrf_from(page.text)
     response = await client.post(
@@ -125,7 +133,7 @@ async def test_form_post_with_a_wrong_csrf_token_is_403(client, path):
     assert (await client.get("/api/me")).status_code == 401
 
 
-async def test_login_form_without_any_session_cookie_is_403(client):
+async def test_login_form_without_any_session_cookie_is_403(client: httpx.AsyncClient) -> None:
     """Log-in CSRF: a cross-site form on a first visit carries no cookie and no token."""
     name, _ = await register(client)
     assert not client.cookies
@@ -134,7 +142,7 @@ async def test_login_form_without_any_session_cookie_is_403(client):
     assert (await client.get("/api/me")).status_code == 401
 
 
-async def test_a_token_from_another_session_is_403(client, app):
+async def test_a_token_from_another_session_is_403(client: httpx.AsyncClient, app: FastAPI) -> None:
     page = await client.get("/login")
     token = csrf_from(page.text)
     transport = httpx.ASGITransport(app=app)
@@ -146,7 +154,7 @@ async def test_a_token_from_another_session_is_403(client, app):
     assert response.status_code == 403
 
 
-async def test_cookie_json_post_needs_the_csrf_header(client):
+async def test_cookie_json_post_needs_the_csrf_header(client: httpx.AsyncClient) -> None:
     await browser_signup(client)
     body = {"answer": 3}
     missing = await client.post(f"/api/questions/{GPU_MC}/answers", json=body)
@@ -166,7 +174,9 @@ async def test_cookie_json_post_needs_the_csrf_header(client):
     assert response.json()["correct"] is True
 
 
-async def test_bearer_requests_need_no_csrf_even_with_a_session_cookie(client):
+async def test_bearer_requests_need_no_csrf_even_with_a_session_cookie(
+    client: httpx.AsyncClient,
+) -> None:
     _, token = await register(client)
     await client.get("/login")  # an anonymous session cookie is now in the jar
     assert "session" in client.cookies
@@ -176,7 +186,7 @@ async def test_bearer_requests_need_no_csrf_even_with_a_session_cookie(client):
     assert response.status_code == 200
 
 
-async def test_login_form_logs_in_and_redirects_to_next(client):
+async def test_login_form_logs_in_and_redirects_to_next(client: httpx.AsyncClient) -> None:
     name, _ = await register(client)
     page = await client.get("/login?next=/lessons/tensor-basics")
     response = await client.post(
@@ -194,7 +204,9 @@ async def test_login_form_logs_in_and_redirects_to_next(client):
 
 
 @pytest.mark.parametrize("known_user", [True, False], ids=["wrong-password", "unknown-user"])
-async def test_login_form_failure_is_401_with_the_generic_message(client, known_user):
+async def test_login_form_failure_is_401_with_the_generic_message(
+    client: httpx.AsyncClient, known_user: bool
+) -> None:
     name = (await register(client))[0] if known_user else unique_name()
     page = await client.get("/login")
     response = await client.post(
@@ -207,7 +219,7 @@ async def test_login_form_failure_is_401_with_the_generic_message(client, known_
     assert (await client.get("/api/me")).status_code == 401
 
 
-async def test_login_form_is_throttled_with_retry_after(client):
+async def test_login_form_is_throttled_with_retry_after(client: httpx.AsyncClient) -> None:
     name, _ = await register(client)
     page = await client.get("/login")
     token = csrf_from(page.text)
@@ -225,7 +237,7 @@ async def test_login_form_is_throttled_with_retry_after(client):
     assert (await client.get("/api/me")).status_code == 401
 
 
-async def test_logout_clears_the_session(client):
+async def test_logout_clears_the_session(client: httpx.AsyncClient) -> None:
     await browser_signup(client)
     page = await client.get("/")
     assert (await client.get("/api/me")).status_code == 200
@@ -237,14 +249,14 @@ async def test_logout_clears_the_session(client):
     assert 'href="/login"' in home.text
 
 
-async def test_logout_without_csrf_is_403_and_keeps_the_session(client):
+async def test_logout_without_csrf_is_403_and_keeps_the_session(client: httpx.AsyncClient) -> None:
     await browser_signup(client)
     response = await client.post("/logout", data={})
     assert response.status_code == 403
     assert (await client.get("/api/me")).status_code == 200
 
 
-async def test_logging_in_replaces_the_anonymous_csrf_token(client):
+async def test_logging_in_replaces_the_anonymous_csrf_token(client: httpx.AsyncClient) -> None:
     name, _ = await register(client)
     page = await client.get("/login")
     anonymous_token = csrf_from(page.text)
@@ -271,7 +283,9 @@ async def test_logging_in_replaces_the_anonymous_csrf_token(client):
         "",
     ],
 )
-async def test_login_next_redirects_only_to_same_site_paths(client, target):
+async def test_login_next_redirects_only_to_same_site_paths(
+    client: httpx.AsyncClient, target: str
+) -> None:
     name, _ = await register(client)
     page = await client.get("/login")
     response = await client.post(
@@ -288,7 +302,9 @@ async def test_login_next_redirects_only_to_same_site_paths(client, target):
 
 
 @pytest.mark.parametrize("target", ["/\\evil.example/", "/\t/evil.example/", "/%5Cevil.example"])
-async def test_login_next_never_yields_a_protocol_relative_location(client, target):
+async def test_login_next_never_yields_a_protocol_relative_location(
+    client: httpx.AsyncClient, target: str
+) -> None:
     """Browsers read `/\\host` (and `/<tab>/host`) as `//host`: such a Location would leave."""
     name, _ = await register(client)
     page = await client.get("/login")
@@ -308,14 +324,14 @@ async def test_login_next_never_yields_a_protocol_relative_location(client, targ
     assert not normalised.startswith("//")
 
 
-async def test_login_page_sanitises_next_in_its_form(client):
+async def test_login_page_sanitises_next_in_its_form(client: httpx.AsyncClient) -> None:
     page = await client.get("/login", params={"next": "https://evil.example/"})
     assert page.status_code == 200
     assert "evil.example" not in page.text
     assert 'name="next" value="/"' in page.text
 
 
-async def test_logged_in_visit_to_login_redirects_to_a_safe_next(client):
+async def test_logged_in_visit_to_login_redirects_to_a_safe_next(client: httpx.AsyncClient) -> None:
     await browser_signup(client)
     response = await client.get("/login", params={"next": "https://evil.example/"})
     assert response.status_code == 303
@@ -325,7 +341,7 @@ async def test_logged_in_visit_to_login_redirects_to_a_safe_next(client):
     assert response.headers["location"] == "/lessons/gpu-support"
 
 
-async def test_session_cookie_is_httponly_and_samesite_lax(client):
+async def test_session_cookie_is_httponly_and_samesite_lax(client: httpx.AsyncClient) -> None:
     cookie = (await _session_cookie_header(client)).lower()
     attributes = [part.strip() for part in cookie.split(";")]
     assert "httponly" in attributes
@@ -333,7 +349,7 @@ async def test_session_cookie_is_httponly_and_samesite_lax(client):
     assert "path=/" in attributes
 
 
-async def test_anonymous_session_cookie_is_httponly_too(client):
+async def test_anonymous_session_cookie_is_httponly_too(client: httpx.AsyncClient) -> None:
     page = await client.get("/login")
     [cookie] = [c for c in _set_cookie_headers(page) if c.startswith("session=")]
     attributes = [part.strip().lower() for part in cookie.split(";")]
@@ -341,7 +357,7 @@ async def test_anonymous_session_cookie_is_httponly_too(client):
     assert "samesite=lax" in attributes
 
 
-async def test_session_cookie_is_signed(client):
+async def test_session_cookie_is_signed(client: httpx.AsyncClient) -> None:
     """Claiming another user id in the cookie's payload breaks the signature."""
     await browser_signup(client)
     me = await client.get("/api/me")
@@ -354,7 +370,7 @@ async def test_session_cookie_is_signed(client):
     assert (await client.get("/api/me")).status_code == 401
 
 
-async def test_account_page_needs_a_login_and_shows_the_user(client):
+async def test_account_page_needs_a_login_and_shows_the_user(client: httpx.AsyncClient) -> None:
     anonymous = await client.get("/account")
     assert anonymous.status_code == 303
     assert anonymous.headers["location"].startswith("/login")
@@ -364,7 +380,7 @@ async def test_account_page_needs_a_login_and_shows_the_user(client):
     assert name in page.text
 
 
-async def test_account_page_issues_a_working_api_token(client):
+async def test_account_page_issues_a_working_api_token(client: httpx.AsyncClient) -> None:
     await browser_signup(client)
     page = await client.get("/account")
     response = await client.post("/account/tokens", data={"csrf_token": csrf_from(page.text)})
@@ -376,7 +392,7 @@ async def test_account_page_issues_a_working_api_token(client):
     assert me.status_code == 200
 
 
-async def test_odd_form_posts_are_refused_without_a_server_error(client):
+async def test_odd_form_posts_are_refused_without_a_server_error(client: httpx.AsyncClient) -> None:
     page = await client.get("/login")
     token = csrf_from(page.text)
     too_long = await client.post(

@@ -5,7 +5,10 @@ errors in the API, the sign-up page and the command line."""
 from __future__ import annotations
 
 import asyncio
+from pathlib import Path
+from typing import Any
 
+import httpx
 import pytest
 
 from app import cli
@@ -16,19 +19,21 @@ COMMON = ["password", "12345678", "iloveyou", "qwertyuiop", "Password1", "sunshi
 PATTERNS = ["aaaaaaaa", "abababab", "12341234", "abcdefgh", "98765432", "zzzzzzzzzzzzzzzz"]
 
 
-async def _register(client, username: str, password: str):
+async def _register(client: httpx.AsyncClient, username: str, password: str) -> httpx.Response:
     return await client.post(
         "/api/auth/register", json={"username": username, "password": password}
     )
 
 
-def _password_error(response) -> dict:
+def _password_error(response: httpx.Response) -> dict[str, Any]:
     [error] = [e for e in response.json()["detail"] if e["loc"] == ["body", "password"]]
     return error
 
 
 @pytest.mark.parametrize("password", COMMON)
-async def test_a_common_password_is_422_naming_the_field(client, password):
+async def test_a_common_password_is_422_naming_the_field(
+    client: httpx.AsyncClient, password: str
+) -> None:
     response = await _register(client, unique_name(), password)
     assert response.status_code == 422
     error = _password_error(response)
@@ -37,14 +42,18 @@ async def test_a_common_password_is_422_naming_the_field(client, password):
 
 
 @pytest.mark.parametrize("password", PATTERNS)
-async def test_a_repeated_or_consecutive_run_is_refused(client, password):
+async def test_a_repeated_or_consecutive_run_is_refused(
+    client: httpx.AsyncClient, password: str
+) -> None:
     response = await _register(client, unique_name(), password)
     assert response.status_code == 422
     assert _password_error(response)["type"] == "password_pattern"
 
 
 @pytest.mark.parametrize("spelling", ["{}", "{upper}", "{title}"])
-async def test_the_username_as_password_is_refused_in_any_case(client, spelling):
+async def test_the_username_as_password_is_refused_in_any_case(
+    client: httpx.AsyncClient, spelling: str
+) -> None:
     name = unique_name("student")
     password = spelling.format(name, upper=name.upper(), title=name.title())
     response = await _register(client, name, password)
@@ -64,7 +73,9 @@ async def test_the_username_as_password_is_refused_in_any_case(client, spelling)
         "x" * 5 + "y" * 1019,  # the longest allowed
     ],
 )
-async def test_long_passphrases_and_any_characters_are_welcome(client, password):
+async def test_long_passphrases_and_any_characters_are_welcome(
+    client: httpx.AsyncClient, password: str
+) -> None:
     assert len(password) <= passwords.MAX_LENGTH
     response = await _register(client, unique_name(), password)
     assert response.status_code == 201, response.text
@@ -74,7 +85,7 @@ async def test_long_passphrases_and_any_characters_are_welcome(client, password)
     assert (await client.get("/api/me", headers=bearer(token.json()["token"]))).status_code == 200
 
 
-async def test_a_5000_character_password_is_a_clear_422(client):
+async def test_a_5000_character_password_is_a_clear_422(client: httpx.AsyncClient) -> None:
     response = await _register(client, unique_name(), "p" * 2500 + "q" * 2500)
     assert response.status_code == 422
     error = _password_error(response)
@@ -86,7 +97,7 @@ async def test_a_5000_character_password_is_a_clear_422(client):
     assert log_in.json()["detail"][0]["loc"] == ["body", "password"]
 
 
-async def _signup_page(client, username: str, password: str):
+async def _signup_page(client: httpx.AsyncClient, username: str, password: str) -> httpx.Response:
     page = await client.get("/signup")
     return await client.post(
         "/signup",
@@ -104,7 +115,9 @@ async def _signup_page(client, username: str, password: str):
         ("short", "at least 8 characters"),
     ],
 )
-async def test_the_signup_page_names_the_rule_and_keeps_the_username(client, password, message):
+async def test_the_signup_page_names_the_rule_and_keeps_the_username(
+    client: httpx.AsyncClient, password: str, message: str
+) -> None:
     name = unique_name()
     response = await _signup_page(client, name, password.format(name=name))
     assert response.status_code == 422
@@ -115,7 +128,7 @@ async def test_the_signup_page_names_the_rule_and_keeps_the_username(client, pas
     assert (await client.get("/api/me")).status_code == 401
 
 
-async def test_the_signup_page_in_turkish(client):
+async def test_the_signup_page_in_turkish(client: httpx.AsyncClient) -> None:
     page = await client.get("/signup", headers={"Accept-Language": "tr"})
     response = await client.post(
         "/signup",
@@ -130,7 +143,9 @@ async def test_the_signup_page_in_turkish(client):
     assert "en sık kullanılan parolalardan biri" in response.text
 
 
-async def test_a_5000_character_password_on_the_login_page_is_a_form_error(client):
+async def test_a_5000_character_password_on_the_login_page_is_a_form_error(
+    client: httpx.AsyncClient,
+) -> None:
     page = await client.get("/login")
     response = await client.post(
         "/login",
@@ -142,7 +157,9 @@ async def test_a_5000_character_password_on_the_login_page_is_a_form_error(clien
     assert 'value="someone"' in response.text
 
 
-async def test_the_command_line_refuses_a_common_password(tmp_path, monkeypatch, capsys):
+async def test_the_command_line_refuses_a_common_password(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     monkeypatch.setenv("DATABASE_URL", f"sqlite:///{tmp_path / 'cli.db'}")
     monkeypatch.setenv("DATA_DIR", str(tmp_path))
     monkeypatch.setenv("APP_USER_PASSWORD", "iloveyou")
@@ -150,7 +167,7 @@ async def test_the_command_line_refuses_a_common_password(tmp_path, monkeypatch,
     assert "commonly used" in capsys.readouterr().err
 
 
-def test_the_common_list_is_a_well_known_one_and_loaded_once():
+def test_the_common_list_is_a_well_known_one_and_loaded_once() -> None:
     common = passwords.common_passwords()
     assert len(common) >= 30_000
     assert common is passwords.common_passwords()

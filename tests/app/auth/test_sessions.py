@@ -6,10 +6,14 @@ from __future__ import annotations
 import asyncio
 
 import httpx
+import pytest
+from fastapi import FastAPI
 
 from app import cli
 from app.auth import service
-from tests.app.auth.conftest import client_for
+from app.db import Database
+from app.models.states import Role
+from tests.app.auth.conftest import FileApp, client_for
 from tests.helpers import bearer, browser_signup, csrf_from, register
 
 PASSWORD = "correct horse"
@@ -28,7 +32,7 @@ async def _log_in(client: httpx.AsyncClient, username: str, password: str = PASS
     assert response.status_code == 303, response.text
 
 
-async def _token(app, username: str, password: str = PASSWORD) -> str:
+async def _token(app: FastAPI, username: str, password: str = PASSWORD) -> str:
     """A token, asked for by a script (no cookie, so no CSRF token either)."""
     async with client_for(app) as script:
         response = await script.post(
@@ -38,13 +42,15 @@ async def _token(app, username: str, password: str = PASSWORD) -> str:
     return str(response.json()["token"])
 
 
-async def _me_with_cookie(app, cookie: str) -> int:
+async def _me_with_cookie(app: FastAPI, cookie: str) -> int:
     async with client_for(app) as thief:
         thief.cookies.set("session", cookie)
         return (await thief.get("/api/me")).status_code
 
 
-async def test_a_cookie_copied_before_log_out_no_longer_works(client, app):
+async def test_a_cookie_copied_before_log_out_no_longer_works(
+    client: httpx.AsyncClient, app: FastAPI
+) -> None:
     await browser_signup(client)
     copied = client.cookies["session"]
     assert await _me_with_cookie(app, copied) == 200
@@ -60,7 +66,9 @@ async def test_a_cookie_copied_before_log_out_no_longer_works(client, app):
         assert account.headers["location"].startswith("/login")
 
 
-async def test_logging_out_one_browser_keeps_the_others(client, app):
+async def test_logging_out_one_browser_keeps_the_others(
+    client: httpx.AsyncClient, app: FastAPI
+) -> None:
     name = await browser_signup(client)
     async with client_for(app) as laptop:
         await _log_in(laptop, name)
@@ -70,7 +78,9 @@ async def test_logging_out_one_browser_keeps_the_others(client, app):
     assert (await client.get("/api/me")).status_code == 200
 
 
-async def test_log_out_everywhere_from_the_account_page(client, app):
+async def test_log_out_everywhere_from_the_account_page(
+    client: httpx.AsyncClient, app: FastAPI
+) -> None:
     async with client_for(app) as someone_else:
         _, token = await register(someone_else)
     name = await browser_signup(client)
@@ -92,7 +102,7 @@ async def test_log_out_everywhere_from_the_account_page(client, app):
     assert (await client.get("/api/me")).status_code == 200
 
 
-async def test_log_out_everywhere_through_the_api(client, app):
+async def test_log_out_everywhere_through_the_api(client: httpx.AsyncClient, app: FastAPI) -> None:
     name = await browser_signup(client)
     cookie = client.cookies["session"]
     first = await _token(app, name)
@@ -106,14 +116,16 @@ async def test_log_out_everywhere_through_the_api(client, app):
     assert (await client.post("/api/me/logout-all")).status_code == 401
 
 
-async def test_log_out_everywhere_by_cookie_needs_the_csrf_token(client):
+async def test_log_out_everywhere_by_cookie_needs_the_csrf_token(client: httpx.AsyncClient) -> None:
     await browser_signup(client)
     assert (await client.post("/api/me/logout-all")).status_code == 403
     assert (await client.post("/account/logout-all", data={})).status_code == 403
     assert (await client.get("/api/me")).status_code == 200
 
 
-async def test_a_new_password_from_the_command_line_ends_cookies_and_tokens(file_app, monkeypatch):
+async def test_a_new_password_from_the_command_line_ends_cookies_and_tokens(
+    file_app: FileApp, monkeypatch: pytest.MonkeyPatch
+) -> None:
     app = file_app.app
     monkeypatch.setenv("APP_USER_PASSWORD", "a long teacher secret")
     assert await _cli("create-user", "--role", "teacher", "--username", "ada") == 0
@@ -134,24 +146,28 @@ async def test_a_new_password_from_the_command_line_ends_cookies_and_tokens(file
         assert (await script.get("/api/me", headers=bearer(fresh))).status_code == 200
 
 
-async def test_a_new_role_ends_the_sessions_and_the_same_role_does_not(client, app, db):
+async def test_a_new_role_ends_the_sessions_and_the_same_role_does_not(
+    client: httpx.AsyncClient, app: FastAPI, db: Database
+) -> None:
     name, token = await register(client)
     async with db.sessionmaker() as session, session.begin():
         user = await service.get_user_by_username(session=session, username=name)
         assert user is not None
-        await service.set_role(session=session, user=user, role="student")
+        await service.set_role(session=session, user=user, role=Role.STUDENT)
     assert (await client.get("/api/me", headers=bearer(token))).status_code == 200
     async with db.sessionmaker() as session, session.begin():
         user = await service.get_user_by_username(session=session, username=name)
         assert user is not None
-        await service.set_role(session=session, user=user, role="teacher")
+        await service.set_role(session=session, user=user, role=Role.TEACHER)
     assert (await client.get("/api/me", headers=bearer(token))).status_code == 401
     fresh = await _token(app, name)
     me = await client.get("/api/me", headers=bearer(fresh))
     assert me.json()["role"] == "teacher"
 
 
-async def test_a_disabled_account_cannot_log_in_and_its_sessions_end(file_app, monkeypatch, capsys):
+async def test_a_disabled_account_cannot_log_in_and_its_sessions_end(
+    file_app: FileApp, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     app = file_app.app
     monkeypatch.setenv("APP_USER_PASSWORD", "a long teacher secret")
     assert await _cli("create-user", "--username", "lin") == 0

@@ -6,14 +6,18 @@ from __future__ import annotations
 
 import asyncio
 from datetime import timedelta
+from pathlib import Path
 
+import httpx
 import pytest
 from sqlalchemy import select
 
 from app.auth.router import BAD_LOGIN
+from app.config import Settings
+from app.db import Database
 from app.main import create_app
 from app.models import LoginFailure
-from tests.app.auth.conftest import client_for
+from tests.app.auth.conftest import ClientAt, FileApp, client_for
 from tests.conftest import test_settings as settings_for
 from tests.helpers import register, unique_name
 
@@ -23,16 +27,18 @@ VICTIM_HOME = "203.0.113.10"
 SCHOOL = "192.0.2.1"
 
 
-async def _try(client, username: str, password: str = "wrong password"):
+async def _try(
+    client: httpx.AsyncClient, username: str, password: str = "wrong password"
+) -> httpx.Response:
     return await client.post("/api/auth/token", json={"username": username, "password": password})
 
 
-async def _fail(client, username: str, times: int) -> None:
+async def _fail(client: httpx.AsyncClient, username: str, times: int) -> None:
     for _ in range(times):
         assert (await _try(client, username)).status_code in {401, 429}
 
 
-async def _age_failures(db, username: str, seconds: float) -> None:
+async def _age_failures(db: Database, username: str, seconds: float) -> None:
     """As if the failures of `username` had happened `seconds` earlier."""
     async with db.sessionmaker() as session, session.begin():
         failures = await session.scalars(
@@ -42,7 +48,9 @@ async def _age_failures(db, username: str, seconds: float) -> None:
             failure.created_at -= timedelta(seconds=seconds)
 
 
-async def test_failures_elsewhere_never_lock_the_owner_out(client, client_at):
+async def test_failures_elsewhere_never_lock_the_owner_out(
+    client: httpx.AsyncClient, client_at: ClientAt
+) -> None:
     name, _ = await register(client)
     async with client_at(ATTACKER) as attacker:
         await _fail(attacker, name, 30)
@@ -56,7 +64,9 @@ async def test_failures_elsewhere_never_lock_the_owner_out(client, client_at):
         assert page.status_code == 200
 
 
-async def test_the_owner_gets_in_by_the_page_too(client, client_at):
+async def test_the_owner_gets_in_by_the_page_too(
+    client: httpx.AsyncClient, client_at: ClientAt
+) -> None:
     name, _ = await register(client)
     async with client_at(ATTACKER) as attacker:
         await _fail(attacker, name, 10)
@@ -70,7 +80,9 @@ async def test_the_owner_gets_in_by_the_page_too(client, client_at):
         assert (await owner.get("/api/me")).json()["username"] == name
 
 
-async def test_the_wait_doubles_with_each_failure_up_to_the_cap(client, client_at, db, settings):
+async def test_the_wait_doubles_with_each_failure_up_to_the_cap(
+    client: httpx.AsyncClient, client_at: ClientAt, db: Database, settings: Settings
+) -> None:
     base, cap = settings.login_backoff_base_s, settings.login_backoff_max_s
     name, _ = await register(client)
     waits = []
@@ -95,7 +107,9 @@ async def test_the_wait_doubles_with_each_failure_up_to_the_cap(client, client_a
         assert cap - 2 <= int(refused.headers["Retry-After"]) <= cap + 1
 
 
-async def test_the_right_password_after_waiting_clears_the_failures(client, client_at, db):
+async def test_the_right_password_after_waiting_clears_the_failures(
+    client: httpx.AsyncClient, client_at: ClientAt, db: Database
+) -> None:
     name, _ = await register(client)
     async with client_at(ATTACKER) as somewhere:
         await _fail(somewhere, name, 5)
@@ -107,7 +121,9 @@ async def test_the_right_password_after_waiting_clears_the_failures(client, clie
         assert (await _try(somewhere, name, PASSWORD)).status_code == 200
 
 
-async def test_classmates_failing_behind_one_nat_do_not_block_the_others(client, client_at):
+async def test_classmates_failing_behind_one_nat_do_not_block_the_others(
+    client: httpx.AsyncClient, client_at: ClientAt
+) -> None:
     """A school behind one address: several students mistype their passwords many times;
     every other student of the school still logs in."""
     careful, _ = await register(client)
@@ -119,7 +135,9 @@ async def test_classmates_failing_behind_one_nat_do_not_block_the_others(client,
         assert response.status_code == 200, response.text
 
 
-async def test_spraying_many_usernames_is_refused_at_its_source_only(client, db, tmp_path):
+async def test_spraying_many_usernames_is_refused_at_its_source_only(
+    client: httpx.AsyncClient, db: Database, tmp_path: Path
+) -> None:
     strict = create_app(settings_for(tmp_path, login_address_failure_limit=3), database=db)
     name, _ = await register(client)
     async with client_for(strict, ATTACKER) as sprayer:
@@ -133,7 +151,9 @@ async def test_spraying_many_usernames_is_refused_at_its_source_only(client, db,
         assert (await _try(elsewhere, unique_name())).json() == {"detail": BAD_LOGIN}
 
 
-async def test_successful_log_ins_are_capped_per_user(client, db, tmp_path):
+async def test_successful_log_ins_are_capped_per_user(
+    client: httpx.AsyncClient, db: Database, tmp_path: Path
+) -> None:
     strict = create_app(settings_for(tmp_path, login_successes_per_user_per_minute=3), database=db)
     name, _ = await register(client)
     other, _ = await register(client)
@@ -147,7 +167,9 @@ async def test_successful_log_ins_are_capped_per_user(client, db, tmp_path):
         assert (await _try(script, other, PASSWORD)).status_code == 200
 
 
-async def test_successful_log_ins_are_capped_per_address(client, db, tmp_path):
+async def test_successful_log_ins_are_capped_per_address(
+    client: httpx.AsyncClient, db: Database, tmp_path: Path
+) -> None:
     strict = create_app(
         settings_for(tmp_path, login_successes_per_address_per_minute=2), database=db
     )
@@ -161,7 +183,7 @@ async def test_successful_log_ins_are_capped_per_address(client, db, tmp_path):
 
 
 @pytest.mark.usefixtures("real_password_hashing")
-async def test_a_burst_of_one_users_log_ins_does_not_starve_another(file_app):
+async def test_a_burst_of_one_users_log_ins_does_not_starve_another(file_app: FileApp) -> None:
     """Two dozen parallel log-ins of one user: only a few are hashed at once, the rest are
     told to come back, and another user's log-in goes through meanwhile."""
     async with client_for(file_app.app) as setup:

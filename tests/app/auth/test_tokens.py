@@ -4,12 +4,17 @@ from __future__ import annotations
 
 import re
 from datetime import datetime, timedelta
+from typing import Any
 
+import httpx
 import pytest
+from fastapi import FastAPI
 from sqlalchemy import select
 
 from app.auth import tokens
 from app.auth.security import token_digest
+from app.config import Settings
+from app.db import Database
 from app.models import ApiToken, utcnow
 from tests.app.auth.conftest import client_for
 from tests.helpers import bearer, browser_signup, csrf_from, meta_csrf, register
@@ -21,7 +26,9 @@ def _when(text: str) -> datetime:
     return datetime.fromisoformat(text.replace("Z", "+00:00"))
 
 
-async def test_tokens_are_listed_without_the_token_itself(client, settings):
+async def test_tokens_are_listed_without_the_token_itself(
+    client: httpx.AsyncClient, settings: Settings
+) -> None:
     name, first = await register(client)
     second = await client.post("/api/auth/token", json={"username": name, "password": PASSWORD})
     listed = await client.get("/api/me/tokens", headers=bearer(first))
@@ -35,7 +42,7 @@ async def test_tokens_are_listed_without_the_token_itself(client, settings):
     assert first not in listed.text and second.json()["token"] not in listed.text
 
 
-async def test_a_named_token_with_its_own_expiry_is_shown_once(client):
+async def test_a_named_token_with_its_own_expiry_is_shown_once(client: httpx.AsyncClient) -> None:
     _, token = await register(client)
     made = await client.post(
         "/api/me/tokens",
@@ -68,14 +75,16 @@ async def test_a_named_token_with_its_own_expiry_is_shown_once(client):
         pytest.param({"name": "ok", "never_expires": True}, id="extra-field"),
     ],
 )
-async def test_a_bad_token_request_is_422_naming_the_field(client, body):
+async def test_a_bad_token_request_is_422_naming_the_field(
+    client: httpx.AsyncClient, body: Any
+) -> None:
     _, token = await register(client)
     response = await client.post("/api/me/tokens", json=body, headers=bearer(token))
     assert response.status_code == 422
     assert response.json()["detail"][0]["loc"][0] == "body"
 
 
-async def test_a_revoked_token_stops_working(client):
+async def test_a_revoked_token_stops_working(client: httpx.AsyncClient) -> None:
     _, token = await register(client)
     other = (
         await client.post("/api/me/tokens", json={"name": "laptop"}, headers=bearer(token))
@@ -90,7 +99,7 @@ async def test_a_revoked_token_stops_working(client):
     ] == ["sign-up"]
 
 
-async def test_nobody_revokes_or_sees_someone_elses_token(client):
+async def test_nobody_revokes_or_sees_someone_elses_token(client: httpx.AsyncClient) -> None:
     _, mine = await register(client)
     _, theirs = await register(client)
     [their_row] = (await client.get("/api/me/tokens", headers=bearer(theirs))).json()
@@ -103,13 +112,17 @@ async def test_nobody_revokes_or_sees_someone_elses_token(client):
 
 
 @pytest.mark.parametrize("token_id", ["0", "-1", "99999999999999999999999", "abc"])
-async def test_an_odd_token_id_is_refused_without_a_server_error(client, token_id):
+async def test_an_odd_token_id_is_refused_without_a_server_error(
+    client: httpx.AsyncClient, token_id: str
+) -> None:
     _, token = await register(client)
     response = await client.delete(f"/api/me/tokens/{token_id}", headers=bearer(token))
     assert response.status_code == 422
 
 
-async def test_an_expired_token_stops_working_and_leaves_the_list(client, db):
+async def test_an_expired_token_stops_working_and_leaves_the_list(
+    client: httpx.AsyncClient, db: Database
+) -> None:
     _, token = await register(client)
     assert (await client.get("/api/me", headers=bearer(token))).status_code == 200
     async with db.sessionmaker() as session, session.begin():
@@ -123,7 +136,9 @@ async def test_an_expired_token_stops_working_and_leaves_the_list(client, db):
     assert "expired" in response.json()["detail"]
 
 
-async def test_tokens_note_when_they_were_last_used(client, db):
+async def test_tokens_note_when_they_were_last_used(
+    client: httpx.AsyncClient, db: Database
+) -> None:
     _, token = await register(client)
     [row] = (await client.get("/api/me/tokens", headers=bearer(token))).json()
     # The list itself was a use of the token: noted once the answer was sent.
@@ -132,7 +147,9 @@ async def test_tokens_note_when_they_were_last_used(client, db):
     assert utcnow() - _when(row["last_used_at"]) < timedelta(minutes=1)
 
 
-async def test_making_tokens_beyond_the_cap_drops_the_least_recently_used(client, db, monkeypatch):
+async def test_making_tokens_beyond_the_cap_drops_the_least_recently_used(
+    client: httpx.AsyncClient, db: Database, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setattr(tokens, "MAX_PER_USER", 3)
     name, first = await register(client)
     made = [
@@ -146,7 +163,9 @@ async def test_making_tokens_beyond_the_cap_drops_the_least_recently_used(client
         assert (await client.get("/api/me", headers=bearer(token))).status_code == 200
 
 
-async def test_the_account_page_lists_names_and_revokes_tokens(client, app):
+async def test_the_account_page_lists_names_and_revokes_tokens(
+    client: httpx.AsyncClient, app: FastAPI
+) -> None:
     name = await browser_signup(client)
     page = await client.get("/account")
     made = await client.post(
@@ -176,7 +195,9 @@ async def test_the_account_page_lists_names_and_revokes_tokens(client, app):
     assert name in (await client.get("/account")).text
 
 
-async def test_the_account_page_refuses_a_bad_token_form_with_the_form(client):
+async def test_the_account_page_refuses_a_bad_token_form_with_the_form(
+    client: httpx.AsyncClient,
+) -> None:
     await browser_signup(client)
     page = await client.get("/account")
     response = await client.post(
@@ -188,7 +209,9 @@ async def test_the_account_page_refuses_a_bad_token_form_with_the_form(client):
     assert 'action="/account/tokens"' in response.text
 
 
-async def test_the_token_api_works_by_cookie_with_the_csrf_header(client):
+async def test_the_token_api_works_by_cookie_with_the_csrf_header(
+    client: httpx.AsyncClient,
+) -> None:
     await browser_signup(client)
     page = await client.get("/account")
     headers = {"X-CSRF-Token": meta_csrf(page.text)}
@@ -201,7 +224,7 @@ async def test_the_token_api_works_by_cookie_with_the_csrf_header(client):
     assert gone.status_code == 204
 
 
-async def test_token_endpoints_need_a_caller(client):
+async def test_token_endpoints_need_a_caller(client: httpx.AsyncClient) -> None:
     assert (await client.get("/api/me/tokens")).status_code == 401
     assert (await client.post("/api/me/tokens", json={"name": "x"})).status_code == 401
     assert (await client.delete("/api/me/tokens/1")).status_code == 401

@@ -11,7 +11,9 @@ as one that does not exist, so ids cannot be probed.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
+import httpx
 import pytest
 
 from app.db import Database
@@ -26,7 +28,7 @@ class Case:
     method: str
     path: str  # {cid} the class, {sid} its student, {code} its join code, {slug} a lesson
     expected: tuple[int, int, int, int, int]  # in the order of ROLES
-    json: object = None
+    json: dict[str, Any] | None = None
     form: dict[str, str] | None = None
 
     @property
@@ -35,7 +37,7 @@ class Case:
 
 
 # The class's teacher only: students are the wrong role (403), another teacher gets 404.
-def api(method: str, path: str, ok: int = 200, json: object = None) -> Case:
+def api(method: str, path: str, ok: int = 200, json: dict[str, Any] | None = None) -> Case:
     return Case(method, path, (401, 403, 403, ok, 404), json=json)
 
 
@@ -106,7 +108,7 @@ def _fill(text: str, world: World) -> str:
     )
 
 
-async def call(client, world: World, case: Case, role: str):
+async def call(client: httpx.AsyncClient, world: World, case: Case, role: str) -> httpx.Response:
     person = world.person(role)
     headers = dict(person.headers) if person else {}
     if case.page:
@@ -123,7 +125,7 @@ async def call(client, world: World, case: Case, role: str):
     return await client.request(case.method, _fill(case.path, world), **kwargs)
 
 
-async def check(client, world: World, case: Case, role: str) -> list[str]:
+async def check(client: httpx.AsyncClient, world: World, case: Case, role: str) -> list[str]:
     """The problems with one cell of the matrix (none: as expected)."""
     expected = case.expected[ROLES.index(role)]
     response = await call(client, world, case, role)
@@ -147,7 +149,7 @@ async def check(client, world: World, case: Case, role: str) -> list[str]:
 
 
 @pytest.mark.parametrize("name", list(CASES))
-async def test_access_matrix(client, world: World, name: str):
+async def test_access_matrix(client: httpx.AsyncClient, world: World, name: str) -> None:
     """One row of the matrix: the endpoint called by each of the five callers in turn
     (in ROLES order, so the class's teacher acts before the other teacher)."""
     case = CASES[name]
@@ -165,7 +167,7 @@ def _route_path(path: str) -> str:
     )
 
 
-def test_every_route_of_the_feature_is_in_the_matrix():
+def test_every_route_of_the_feature_is_in_the_matrix() -> None:
     from app.classes import pages, router
 
     covered = {(case.method, _route_path(case.path)) for case in CASES.values()}
@@ -183,8 +185,8 @@ def test_every_route_of_the_feature_is_in_the_matrix():
 
 
 async def test_a_teacher_cannot_read_a_student_of_another_class_through_their_own(
-    client, world: World
-):
+    client: httpx.AsyncClient, world: World
+) -> None:
     """The outsider is in the other teacher's class: asking for them through one's own class
     answers 404, on every endpoint that takes a student id."""
     h = world.teacher.headers
@@ -205,8 +207,8 @@ async def test_a_teacher_cannot_read_a_student_of_another_class_through_their_ow
 
 
 async def test_a_teacher_cannot_reach_another_teachers_student_with_their_class_id(
-    client, world: World
-):
+    client: httpx.AsyncClient, world: World
+) -> None:
     h = world.teacher.headers
     base = f"/api/classes/{world.other_class_id}"
     for path in (
@@ -223,7 +225,7 @@ async def test_a_teacher_cannot_reach_another_teachers_student_with_their_class_
         assert world.other_join_code not in response.text
 
 
-async def test_listings_show_only_ones_own(client, world: World):
+async def test_listings_show_only_ones_own(client: httpx.AsyncClient, world: World) -> None:
     mine = await client.get("/api/classes", headers=world.teacher.headers)
     assert [c["id"] for c in mine.json()] == [world.class_id]
     joined = await client.get("/api/classes/joined", headers=world.member.headers)
@@ -233,7 +235,9 @@ async def test_listings_show_only_ones_own(client, world: World):
     assert world.other_join_code not in page_html
 
 
-async def test_the_grid_never_lists_students_of_other_classes(client, world: World):
+async def test_the_grid_never_lists_students_of_other_classes(
+    client: httpx.AsyncClient, world: World
+) -> None:
     grid = await client.get(
         f"/api/classes/{world.class_id}/progress", headers=world.teacher.headers
     )

@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import re
+from typing import Any
 
+import httpx
 import pytest
 
 from app.classes.service import JOIN_ALPHABET, JOIN_CODE_LENGTH
+from app.db import Database
 from tests.app.classes.conftest import (
     LESSON,
     OTHER_LESSON,
@@ -17,7 +20,9 @@ from tests.app.classes.conftest import (
 )
 
 
-async def test_create_answers_201_with_id_name_and_join_code(client, world: World):
+async def test_create_answers_201_with_id_name_and_join_code(
+    client: httpx.AsyncClient, world: World
+) -> None:
     response = await client.post(
         "/api/classes", json={"name": "  Week 1 group  "}, headers=world.teacher.headers
     )
@@ -34,7 +39,7 @@ async def test_create_answers_201_with_id_name_and_join_code(client, world: Worl
     assert [c["id"] for c in listed.json()][:1] == [body["id"]]  # newest first
 
 
-async def test_a_student_cannot_create_a_class(client, world: World):
+async def test_a_student_cannot_create_a_class(client: httpx.AsyncClient, world: World) -> None:
     response = await client.post("/api/classes", json={"name": "x"}, headers=world.member.headers)
     assert response.status_code == 403
     assert isinstance(response.json()["detail"], str)
@@ -52,12 +57,16 @@ async def test_a_student_cannot_create_a_class(client, world: World):
         pytest.param(["ok"], id="not-an-object"),
     ],
 )
-async def test_invalid_class_names_are_422(client, world: World, body):
+async def test_invalid_class_names_are_422(
+    client: httpx.AsyncClient, world: World, body: Any
+) -> None:
     response = await client.post("/api/classes", json=body, headers=world.teacher.headers)
     assert response.status_code == 422, response.text
 
 
-async def test_names_of_1_and_100_characters_are_accepted(client, world: World):
+async def test_names_of_1_and_100_characters_are_accepted(
+    client: httpx.AsyncClient, world: World
+) -> None:
     for name in ("x", "y" * 100):
         response = await client.post(
             "/api/classes", json={"name": name}, headers=world.teacher.headers
@@ -66,7 +75,7 @@ async def test_names_of_1_and_100_characters_are_accepted(client, world: World):
         assert response.json()["name"] == name
 
 
-async def test_rename_and_archive_then_bring_back(client, world: World):
+async def test_rename_and_archive_then_bring_back(client: httpx.AsyncClient, world: World) -> None:
     url = f"/api/classes/{world.class_id}"
     renamed = await client.patch(url, json={"name": "Renamed"}, headers=world.teacher.headers)
     assert renamed.status_code == 200
@@ -84,7 +93,9 @@ async def test_rename_and_archive_then_bring_back(client, world: World):
     assert back.json()["name"] == "Renamed"
 
 
-async def test_joining_answers_the_class_and_twice_is_harmless(client, db, world: World):
+async def test_joining_answers_the_class_and_twice_is_harmless(
+    client: httpx.AsyncClient, db: Database, world: World
+) -> None:
     async with db.sessionmaker() as session:
         student = await add_person(session)
         await session.commit()
@@ -104,7 +115,9 @@ async def test_joining_answers_the_class_and_twice_is_harmless(client, db, world
 
 
 @pytest.mark.parametrize("code", ["", "NOPE", "ZZZZZZZZ", "x" * 64, "K7MP 4QXR"])
-async def test_a_wrong_join_code_is_404_with_a_clear_message(client, world: World, code):
+async def test_a_wrong_join_code_is_404_with_a_clear_message(
+    client: httpx.AsyncClient, world: World, code: str
+) -> None:
     response = await client.post(
         "/api/classes/join", json={"join_code": code}, headers=world.member.headers
     )
@@ -112,14 +125,18 @@ async def test_a_wrong_join_code_is_404_with_a_clear_message(client, world: Worl
     assert response.json() == {"detail": "No class has that join code."}
 
 
-async def test_a_join_code_over_64_characters_is_422(client, world: World):
+async def test_a_join_code_over_64_characters_is_422(
+    client: httpx.AsyncClient, world: World
+) -> None:
     response = await client.post(
         "/api/classes/join", json={"join_code": "x" * 65}, headers=world.member.headers
     )
     assert response.status_code == 422
 
 
-async def test_a_regenerated_code_replaces_the_old_one(client, world: World):
+async def test_a_regenerated_code_replaces_the_old_one(
+    client: httpx.AsyncClient, world: World
+) -> None:
     response = await client.post(
         f"/api/classes/{world.class_id}/join-code", headers=world.teacher.headers
     )
@@ -140,7 +157,9 @@ async def test_a_regenerated_code_replaces_the_old_one(client, world: World):
     assert {s["id"] for s in roster.json()["students"]} == {world.member.id, world.outsider.id}
 
 
-async def test_an_archived_class_refuses_new_students_but_not_its_members(client, world: World):
+async def test_an_archived_class_refuses_new_students_but_not_its_members(
+    client: httpx.AsyncClient, world: World
+) -> None:
     await client.patch(
         f"/api/classes/{world.class_id}", json={"archived": True}, headers=world.teacher.headers
     )
@@ -155,7 +174,7 @@ async def test_an_archived_class_refuses_new_students_but_not_its_members(client
     assert again.status_code == 200
 
 
-async def test_a_student_may_be_in_several_classes(client, world: World):
+async def test_a_student_may_be_in_several_classes(client: httpx.AsyncClient, world: World) -> None:
     response = await client.post(
         "/api/classes/join", json={"join_code": world.other_join_code}, headers=world.member.headers
     )
@@ -174,7 +193,9 @@ async def test_a_student_may_be_in_several_classes(client, world: World):
     ]
 
 
-async def test_removing_a_student_keeps_their_history_and_they_may_rejoin(client, db, world: World):
+async def test_removing_a_student_keeps_their_history_and_they_may_rejoin(
+    client: httpx.AsyncClient, db: Database, world: World
+) -> None:
     questions, _ = await lesson_items(db)
     answered = await client.post(
         f"/api/questions/{questions[0].id}/answers",
@@ -215,7 +236,9 @@ async def test_removing_a_student_keeps_their_history_and_they_may_rejoin(client
     assert cell["questions_correct"] == 1
 
 
-async def test_assignments_with_and_without_due_dates(client, world: World):
+async def test_assignments_with_and_without_due_dates(
+    client: httpx.AsyncClient, world: World
+) -> None:
     base = f"/api/classes/{world.class_id}/assignments"
     h = world.teacher.headers
     dated = await client.put(f"{base}/{OTHER_LESSON}", json={"due_at": "2031-03-04"}, headers=h)
@@ -248,7 +271,9 @@ async def test_assignments_with_and_without_due_dates(client, world: World):
         "2031-13-01",
     ],
 )
-async def test_invalid_due_dates_are_422(client, world: World, due):
+async def test_invalid_due_dates_are_422(
+    client: httpx.AsyncClient, world: World, due: str | int
+) -> None:
     response = await client.put(
         f"/api/classes/{world.class_id}/assignments/{OTHER_LESSON}",
         json={"due_at": due},
@@ -261,7 +286,7 @@ async def test_invalid_due_dates_are_422(client, world: World, due):
         assert response.status_code == 422, response.text
 
 
-async def test_huge_or_negative_ids_never_error(client, world: World):
+async def test_huge_or_negative_ids_never_error(client: httpx.AsyncClient, world: World) -> None:
     h = world.teacher.headers
     for path in (
         "/api/classes/99999999999999999999",
@@ -273,7 +298,7 @@ async def test_huge_or_negative_ids_never_error(client, world: World):
         assert response.status_code in (404, 422), path
 
 
-async def test_the_contract_is_published_in_openapi(client):
+async def test_the_contract_is_published_in_openapi(client: httpx.AsyncClient) -> None:
     paths = (await client.get("/openapi.json")).json()["paths"]
     assert "post" in paths["/api/classes"]
     assert "post" in paths["/api/classes/join"]
@@ -285,7 +310,9 @@ async def test_the_contract_is_published_in_openapi(client):
         assert "get" in paths[path], path
 
 
-async def test_assigning_without_a_body_means_no_due_date(client, world: World):
+async def test_assigning_without_a_body_means_no_due_date(
+    client: httpx.AsyncClient, world: World
+) -> None:
     response = await client.put(
         f"/api/classes/{world.class_id}/assignments/{OTHER_LESSON}", headers=world.teacher.headers
     )

@@ -4,6 +4,9 @@ from __future__ import annotations
 
 from datetime import timedelta
 
+import httpx
+
+from app.db import Database
 from app.models import utcnow
 from tests.app.classes.conftest import (
     LESSON,
@@ -22,7 +25,7 @@ STDERR = (
 )
 
 
-async def seed(client, db, world: World) -> dict:
+async def seed(client: httpx.AsyncClient, db: Database, world: World) -> dict:
     questions, exercises = await lesson_items(db)
     h = world.member.headers
     q = next(q for q in questions if q.kind == "multiple_choice")
@@ -57,7 +60,9 @@ async def seed(client, db, world: World) -> dict:
     return {"question": q, "failed": failed, "passed": passed, "elsewhere": elsewhere}
 
 
-async def test_drill_down_lists_answers_and_submissions_oldest_first(client, db, world: World):
+async def test_drill_down_lists_answers_and_submissions_oldest_first(
+    client: httpx.AsyncClient, db: Database, world: World
+) -> None:
     s = await seed(client, db, world)
     response = await client.get(
         f"/api/classes/{world.class_id}/students/{world.member.id}/lessons/{LESSON}",
@@ -87,7 +92,9 @@ async def test_drill_down_lists_answers_and_submissions_oldest_first(client, db,
     ]
 
 
-async def test_drill_down_page_renders_everything_readably(client, db, world: World):
+async def test_drill_down_page_renders_everything_readably(
+    client: httpx.AsyncClient, db: Database, world: World
+) -> None:
     s = await seed(client, db, world)
     page = await client.get(
         f"/classes/{world.class_id}/students/{world.member.id}/lessons/{LESSON}",
@@ -106,7 +113,9 @@ async def test_drill_down_page_renders_everything_readably(client, db, world: Wo
     assert html.index("torch.ones(2).cuda()") < html.index("print(&#39;fixed&#39;)")
 
 
-async def test_drill_down_of_an_unknown_lesson_is_404(client, world: World):
+async def test_drill_down_of_an_unknown_lesson_is_404(
+    client: httpx.AsyncClient, world: World
+) -> None:
     response = await client.get(
         f"/api/classes/{world.class_id}/students/{world.member.id}/lessons/no-such-lesson",
         headers=world.teacher.headers,
@@ -114,7 +123,9 @@ async def test_drill_down_of_an_unknown_lesson_is_404(client, world: World):
     assert response.status_code == 404
 
 
-async def test_student_submissions_come_with_code_newest_first(client, db, world: World):
+async def test_student_submissions_come_with_code_newest_first(
+    client: httpx.AsyncClient, db: Database, world: World
+) -> None:
     s = await seed(client, db, world)
     url = f"/api/classes/{world.class_id}/students/{world.member.id}/submissions"
     response = await client.get(url, headers=world.teacher.headers)

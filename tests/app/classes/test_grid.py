@@ -6,15 +6,19 @@ from __future__ import annotations
 import csv
 import io
 from datetime import datetime, timedelta
+from typing import Any
 
+import httpx
 import pytest
 from sqlalchemy import event
 
 from app.classes import pages
-from app.models import ClassMember, QuestionAttempt, Submission, utcnow
+from app.db import Database
+from app.models import ClassMember, Question, QuestionAttempt, Submission, utcnow
 from tests.app.classes.conftest import (
     LESSON,
     OTHER_LESSON,
+    Person,
     World,
     add_person,
     add_students,
@@ -30,7 +34,7 @@ def parse_time(text: str | None) -> datetime | None:
     return datetime.fromisoformat(text) if text else None
 
 
-async def seed(client, db, world: World) -> dict:
+async def seed(client: httpx.AsyncClient, db: Database, world: World) -> dict:
     """A: everything right in LESSON; B: a bit of LESSON; C: nothing. OTHER_LESSON is past
     due, LESSON is due in a week."""
     await set_due(db, world.class_id, LESSON, utcnow() + timedelta(days=7))
@@ -48,7 +52,7 @@ async def seed(client, db, world: World) -> dict:
     questions, exercises = await lesson_items(db)
     assert questions and exercises, "the built-in lesson needs questions and exercises"
 
-    async def answer(person, question, value):
+    async def answer(person: Person, question: Question, value: object) -> bool:
         response = await client.post(
             f"/api/questions/{question.id}/answers", json={"answer": value}, headers=person.headers
         )
@@ -95,7 +99,9 @@ async def seed(client, db, world: World) -> dict:
     }
 
 
-async def test_grid_cells_from_a_seeded_history(client, db, world: World):
+async def test_grid_cells_from_a_seeded_history(
+    client: httpx.AsyncClient, db: Database, world: World
+) -> None:
     s = await seed(client, db, world)
     response = await client.get(
         f"/api/classes/{world.class_id}/progress", headers=world.teacher.headers
@@ -127,7 +133,9 @@ async def test_grid_cells_from_a_seeded_history(client, db, world: World):
     assert (a["exercises_passed"], a["exercises_total"]) == (ne, ne)
     assert a["attempts"] == (nq + 1) + ne
     assert a["state"] == "done"
-    assert s["started"] <= parse_time(a["last_activity_at"]) <= utcnow()
+    last_activity = parse_time(a["last_activity_at"])
+    assert last_activity is not None
+    assert s["started"] <= last_activity <= utcnow()
     assert a["last_activity_at"].endswith(("Z", "+00:00"))
 
     b = cells[(s["b"].id, LESSON)]
@@ -144,7 +152,9 @@ async def test_grid_cells_from_a_seeded_history(client, db, world: World):
     assert {cells[(p.id, OTHER_LESSON)]["state"] for p in (s["a"], s["b"], s["c"])} == {"late"}
 
 
-async def test_without_assignments_the_grid_shows_every_lesson(client, world: World):
+async def test_without_assignments_the_grid_shows_every_lesson(
+    client: httpx.AsyncClient, world: World
+) -> None:
     await client.delete(
         f"/api/classes/{world.class_id}/assignments/{LESSON}", headers=world.teacher.headers
     )
@@ -156,7 +166,7 @@ async def test_without_assignments_the_grid_shows_every_lesson(client, world: Wo
     assert [lesson["slug"] for lesson in grid.json()["lessons"]] == in_course_order
 
 
-async def test_csv_is_the_same_table(client, db, world: World):
+async def test_csv_is_the_same_table(client: httpx.AsyncClient, db: Database, world: World) -> None:
     await seed(client, db, world)
     h = world.teacher.headers
     api = (await client.get(f"/api/classes/{world.class_id}/progress", headers=h)).json()
@@ -183,7 +193,9 @@ async def test_csv_is_the_same_table(client, db, world: World):
         assert parse_time(row["last_activity_at"]) == parse_time(cell["last_activity_at"])
 
 
-async def test_grid_page_shows_states_in_words_and_links_to_drill_down(client, db, world: World):
+async def test_grid_page_shows_states_in_words_and_links_to_drill_down(
+    client: httpx.AsyncClient, db: Database, world: World
+) -> None:
     s = await seed(client, db, world)
     page = await client.get(f"/classes/{world.class_id}/progress", headers=world.teacher.headers)
     assert page.status_code == 200
@@ -194,7 +206,9 @@ async def test_grid_page_shows_states_in_words_and_links_to_drill_down(client, d
     assert 'class="c s-done"' in html and 'class="c s-late"' in html
 
 
-async def test_grid_page_filters_and_sorts_on_the_server(client, db, world: World):
+async def test_grid_page_filters_and_sorts_on_the_server(
+    client: httpx.AsyncClient, db: Database, world: World
+) -> None:
     s = await seed(client, db, world)
     url = f"/classes/{world.class_id}/progress"
     h = world.teacher.headers
@@ -226,7 +240,9 @@ async def test_grid_page_filters_and_sorts_on_the_server(client, db, world: Worl
     assert order(odd.text) == sorted(names)
 
 
-async def test_grid_page_pages_large_classes(client, db, world: World, monkeypatch):
+async def test_grid_page_pages_large_classes(
+    client: httpx.AsyncClient, db: Database, world: World, monkeypatch: pytest.MonkeyPatch
+) -> None:
     await seed(client, db, world)
     monkeypatch.setattr(pages, "PER_PAGE", 2)
     url = f"/classes/{world.class_id}/progress"
@@ -241,7 +257,7 @@ async def test_grid_page_pages_large_classes(client, db, world: World, monkeypat
 # --- a bounded number of queries -----------------------------------------------------
 
 
-async def grow_class(db, class_id: int, students: int) -> None:
+async def grow_class(db: Database, class_id: int, students: int) -> None:
     """Students with answers and submissions in every assigned lesson, inserted in bulk."""
     questions, exercises = await lesson_items(db)
     async with db.sessionmaker() as session:
@@ -276,10 +292,13 @@ async def grow_class(db, class_id: int, students: int) -> None:
         await session.commit()
 
 
-async def count_queries(db, client, url: str, headers) -> int:
+async def count_queries(
+    db: Database, client: httpx.AsyncClient, url: str, headers: dict[str, str]
+) -> int:
     statements: list[str] = []
 
-    def listener(conn, cursor, statement, parameters, context, executemany):
+    def listener(*args: Any) -> None:
+        statement: str = args[2]  # (conn, cursor, statement, parameters, context, many)
         statements.append(statement)
 
     engine = db.engine.sync_engine
@@ -302,7 +321,9 @@ async def count_queries(db, client, url: str, headers) -> int:
         "/api/classes/{cid}/insight",
     ],
 )
-async def test_the_number_of_queries_does_not_grow_with_the_class(client, db, world: World, path):
+async def test_the_number_of_queries_does_not_grow_with_the_class(
+    client: httpx.AsyncClient, db: Database, world: World, path: str
+) -> None:
     await set_due(db, world.class_id, OTHER_LESSON, None)
     url = path.replace("{cid}", str(world.class_id))
     await grow_class(db, world.class_id, 4)  # 5 students with the member

@@ -4,12 +4,15 @@ from __future__ import annotations
 
 from datetime import timedelta
 
+import httpx
 import pytest
 
 from app.classes.answers import error_type, failure_label
+from app.db import Database
 from app.models import utcnow
 from tests.app.classes.conftest import (
     LESSON,
+    Person,
     World,
     add_person,
     add_submission,
@@ -23,7 +26,7 @@ RUNTIME = (
 )
 
 
-async def seed(client, db, world: World) -> dict:
+async def seed(client: httpx.AsyncClient, db: Database, world: World) -> dict:
     """Four students: s1 right at once; s2 right at the third try; s3 only wrong; s4 idle."""
     async with db.sessionmaker() as session:
         others = [await add_person(session) for _ in range(3)]
@@ -38,7 +41,7 @@ async def seed(client, db, world: World) -> dict:
     q = next(q for q in questions if q.kind == "multiple_choice")
     e = exercises[0]
 
-    async def answer(person, value):
+    async def answer(person: Person, value: object) -> None:
         response = await client.post(
             f"/api/questions/{q.id}/answers", json={"answer": value}, headers=person.headers
         )
@@ -74,7 +77,7 @@ async def seed(client, db, world: World) -> dict:
     return {"question": q, "exercise": e}
 
 
-async def test_insight_numbers(client, db, world: World):
+async def test_insight_numbers(client: httpx.AsyncClient, db: Database, world: World) -> None:
     s = await seed(client, db, world)
     response = await client.get(
         f"/api/classes/{world.class_id}/insight",
@@ -114,7 +117,9 @@ async def test_insight_numbers(client, db, world: World):
     assert s["question"].id in hardest and s["exercise"].id in hardest
 
 
-async def test_insight_page_shows_charts_with_text(client, db, world: World):
+async def test_insight_page_shows_charts_with_text(
+    client: httpx.AsyncClient, db: Database, world: World
+) -> None:
     s = await seed(client, db, world)
     page = await client.get(f"/classes/{world.class_id}/insight", headers=world.teacher.headers)
     assert page.status_code == 200
@@ -127,7 +132,7 @@ async def test_insight_page_shows_charts_with_text(client, db, world: World):
     assert "50%" in html
 
 
-async def test_insight_of_an_empty_class(client, world: World):
+async def test_insight_of_an_empty_class(client: httpx.AsyncClient, world: World) -> None:
     await client.delete(
         f"/api/classes/{world.class_id}/students/{world.member.id}", headers=world.teacher.headers
     )
@@ -151,11 +156,11 @@ async def test_insight_of_an_empty_class(client, world: World):
         ("", None),
     ],
 )
-def test_error_type_comes_from_the_last_line_of_stderr(stderr, expected):
+def test_error_type_comes_from_the_last_line_of_stderr(stderr: str, expected: str | None) -> None:
     assert error_type(stderr) == expected
 
 
-def test_failure_labels():
+def test_failure_labels() -> None:
     assert failure_label({"verdict": "passed"}) is None
     assert failure_label({"verdict": "wrong_output", "stdout": "3\n"}) == ("output", "3")
     assert failure_label({"verdict": "memory_limit"}) == ("error", "Memory limit exceeded")

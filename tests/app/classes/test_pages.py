@@ -7,6 +7,7 @@ from datetime import timedelta
 
 import httpx
 
+from app.db import Database
 from app.models import utcnow
 from tests.app.classes.conftest import LESSON, OTHER_LESSON, PASSWORD, World, set_due
 from tests.helpers import browser_signup, csrf_from
@@ -26,12 +27,14 @@ async def log_in(client: httpx.AsyncClient, username: str) -> None:
     assert response.status_code == 303, response.text
 
 
-async def post_form(client: httpx.AsyncClient, url: str, data: dict[str, str] | None = None):
+async def post_form(
+    client: httpx.AsyncClient, url: str, data: dict[str, str] | None = None
+) -> httpx.Response:
     token = csrf_from((await client.get("/classes")).text)
     return await client.post(url, data={**(data or {}), "csrf_token": token})
 
 
-async def test_a_teacher_runs_a_class_with_forms(client, world: World):
+async def test_a_teacher_runs_a_class_with_forms(client: httpx.AsyncClient, world: World) -> None:
     await log_in(client, world.teacher.username)
     created = await post_form(client, "/classes", {"name": "Tuesday group"})
     assert created.status_code == 303
@@ -87,13 +90,15 @@ async def test_a_teacher_runs_a_class_with_forms(client, world: World):
     assert "Wednesday group" in listing.text
 
 
-async def test_forms_need_the_csrf_token(client, world: World):
+async def test_forms_need_the_csrf_token(client: httpx.AsyncClient, world: World) -> None:
     await log_in(client, world.teacher.username)
     response = await client.post(f"/classes/{world.class_id}/rename", data={"name": "x"})
     assert response.status_code == 403
 
 
-async def test_a_student_joins_by_link_and_sees_assignments_at_home(client, db, world: World):
+async def test_a_student_joins_by_link_and_sees_assignments_at_home(
+    client: httpx.AsyncClient, db: Database, world: World
+) -> None:
     await set_due(db, world.class_id, LESSON, utcnow() + timedelta(days=3))
     await set_due(db, world.class_id, OTHER_LESSON, utcnow() - timedelta(days=1))
     await browser_signup(client)
@@ -120,7 +125,9 @@ async def test_a_student_joins_by_link_and_sees_assignments_at_home(client, db, 
     assert "already in" in again.text
 
 
-async def test_join_errors_are_explained(client, db, world: World):
+async def test_join_errors_are_explained(
+    client: httpx.AsyncClient, db: Database, world: World
+) -> None:
     await browser_signup(client)
     page = await client.get("/classes")
     wrong = await client.post(
@@ -148,7 +155,9 @@ async def test_join_errors_are_explained(client, db, world: World):
     assert "archived" in archived.text
 
 
-async def test_anonymous_visitors_are_sent_to_log_in_and_back(client, world: World):
+async def test_anonymous_visitors_are_sent_to_log_in_and_back(
+    client: httpx.AsyncClient, world: World
+) -> None:
     response = await client.get(f"/join/{world.join_code}")
     assert response.status_code == 303
     assert response.headers["location"] == f"/login?next=/join/{world.join_code}"
@@ -156,7 +165,9 @@ async def test_anonymous_visitors_are_sent_to_log_in_and_back(client, world: Wor
     assert grid.headers["location"].startswith(f"/login?next=/classes/{world.class_id}/progress")
 
 
-async def test_the_teacher_home_page_links_to_the_classes(client, world: World):
+async def test_the_teacher_home_page_links_to_the_classes(
+    client: httpx.AsyncClient, world: World
+) -> None:
     await log_in(client, world.teacher.username)
     home = await client.get("/")
     assert "Your classes" in home.text
@@ -164,7 +175,7 @@ async def test_the_teacher_home_page_links_to_the_classes(client, world: World):
     assert "Your assignments" not in home.text
 
 
-async def test_anonymous_home_page_is_the_plain_catalog(client):
+async def test_anonymous_home_page_is_the_plain_catalog(client: httpx.AsyncClient) -> None:
     home = await client.get("/")
     assert home.status_code == 200
     assert "Your assignments" not in home.text and "Your classes" not in home.text

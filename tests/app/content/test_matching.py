@@ -26,7 +26,7 @@ def written_in_shown_order(question: QuestionData) -> bool:
     return shown_as_written(KIND.public_of(question.public), KIND.key_of(question.key))
 
 
-def test_the_shown_right_side_says_nothing_about_the_pairs():
+def test_the_shown_right_side_says_nothing_about_the_pairs() -> None:
     """Whatever the pairing, the page shows the same two columns: the order of the right
     side is a function of the right items alone (a shuffle of the authored order seeded
     with the public question id could be undone by anyone reading the code)."""
@@ -39,7 +39,7 @@ def test_the_shown_right_side_says_nothing_about_the_pairs():
     assert len(shown) == 1
 
 
-def test_pairs_written_in_the_shown_order_are_detected():
+def test_pairs_written_in_the_shown_order_are_detected() -> None:
     flagged = [
         rights
         for rights in itertools.permutations(RIGHT)
@@ -50,7 +50,7 @@ def test_pairs_written_in_the_shown_order_are_detected():
     assert [item["text"] for item in data.public["right"]] == list(rights)
 
 
-def test_ids_depend_on_the_question_and_the_text_only():
+def test_ids_depend_on_the_question_and_the_text_only() -> None:
     first = build_question(_question(tuple(RIGHT))).public
     again = build_question(_question(tuple(reversed(RIGHT)))).public
     assert {i["text"]: i["id"] for i in first["right"]} == {

@@ -12,14 +12,16 @@ from tests.app.content.course import THIRD_EXERCISE, THIRD_EXERCISE_ID, write_co
 pytestmark = pytest.mark.sandbox
 
 
-def test_the_built_in_solutions_pass(capsys):
+def test_the_built_in_solutions_pass(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["content", "check", "--run"]) == 0
     out = capsys.readouterr().out
     assert "passed  gpu-support-device-independent on cpu" in out
     assert "every sample solution passes" in out
 
 
-def test_a_solution_that_does_not_match_fails_the_check(tmp_path: Path, capsys):
+def test_a_solution_that_does_not_match_fails_the_check(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     tree = write_course(tmp_path)
     (tree / THIRD_EXERCISE / "expected.txt").write_text("41\n")  # the solution prints 42
     assert main(["content", "check", "--run", "--path", str(tree)]) == 1

@@ -93,7 +93,9 @@ async def attempts_of(db: Database, question_id: str) -> int:
         ) or 0
 
 
-async def answer(client: httpx.AsyncClient, headers: dict[str, str], question_id: str, a: Any):
+async def answer(
+    client: httpx.AsyncClient, headers: dict[str, str], question_id: str, a: Any
+) -> httpx.Response:
     return await client.post(
         f"/api/questions/{question_id}/answers", json={"answer": a}, headers=headers
     )
@@ -104,7 +106,7 @@ async def progress(client: httpx.AsyncClient, headers: dict[str, str]) -> dict[s
     return {row["slug"]: row for row in body["lessons"]}
 
 
-async def test_syncing_twice_changes_nothing(db, content_catalog):
+async def test_syncing_twice_changes_nothing(db: Database, content_catalog: Catalog) -> None:
     before = await snapshot(db)
     assert len(before["questions"]) == sum(len(x.questions) for x in content_catalog.lessons)
     assert len(before["exercises"]) == sum(len(x.exercises) for x in content_catalog.lessons)
@@ -113,7 +115,7 @@ async def test_syncing_twice_changes_nothing(db, content_catalog):
     assert await snapshot(db) == before
 
 
-def test_loading_the_same_files_twice_gives_the_same_catalog(tree, tmp_path):
+def test_loading_the_same_files_twice_gives_the_same_catalog(tree: Path, tmp_path: Path) -> None:
     first, second = load_catalog(tree), load_catalog(write_course(tmp_path / "again"))
     for a, b in zip(first.lessons, second.lessons, strict=True):
         assert [(q.id, q.public, q.key) for q in a.questions] == [
@@ -121,7 +123,9 @@ def test_loading_the_same_files_twice_gives_the_same_catalog(tree, tmp_path):
         ]
 
 
-async def test_editing_a_question_keeps_its_id_and_attempts(client, db, tree, synced):
+async def test_editing_a_question_keeps_its_id_and_attempts(
+    client: httpx.AsyncClient, db: Database, tree: Path, synced: None
+) -> None:
     headers, _ = await make_student(db)
     assert (await answer(client, headers, MC, 3)).json()["correct"] is True
     before = await snapshot(db)
@@ -152,7 +156,7 @@ async def test_editing_a_question_keeps_its_id_and_attempts(client, db, tree, sy
     assert others == [q for q in before["questions"] if q["id"] != MC]
 
 
-async def test_reordering_questions_keeps_their_ids(db, tree, synced):
+async def test_reordering_questions_keeps_their_ids(db: Database, tree: Path, synced: None) -> None:
     edit_questions(tree, lambda qs: qs.reverse())
     await sync(db, load_catalog(tree))
     async with db.sessionmaker() as session:
@@ -165,8 +169,8 @@ async def test_reordering_questions_keeps_their_ids(db, tree, synced):
 
 
 async def test_a_removed_question_is_retired_and_its_attempts_kept(
-    client, db, tree, course, synced
-):
+    client: httpx.AsyncClient, db: Database, tree: Path, course: Catalog, synced: None
+) -> None:
     headers, _ = await make_student(db)
     assert (await answer(client, headers, FILL, ["to"])).json()["correct"] is True
     assert (await answer(client, headers, FILL, ["cuda"])).json()["correct"] is False
@@ -193,7 +197,9 @@ async def test_a_removed_question_is_retired_and_its_attempts_kept(
     assert (third["questions_total"], third["questions_correct"]) == (3, 1)
 
 
-async def test_a_removed_lesson_is_retired(client, db, tree, synced):
+async def test_a_removed_lesson_is_retired(
+    client: httpx.AsyncClient, db: Database, tree: Path, synced: None
+) -> None:
     # The lesson before it links to it, as to the next lesson of the course.
     assert f'href="/lessons/{THIRD}"' in (await client.get(f"/lessons/{SECOND}")).text
     shutil.rmtree(tree / THIRD_LESSON)
@@ -217,8 +223,13 @@ async def test_a_removed_lesson_is_retired(client, db, tree, synced):
 
 
 async def test_broken_content_at_start_leaves_the_loaded_content(
-    client, db, tree, synced, tmp_path, caplog
-):
+    client: httpx.AsyncClient,
+    db: Database,
+    tree: Path,
+    synced: None,
+    tmp_path: Path,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
     edit_questions(tree, lambda qs: qs[0].update(prompt="Changed", correct=[9]))
     before = await snapshot(db)
     settings = root.test_settings(tmp_path, content_dir=tree)
@@ -231,7 +242,9 @@ async def test_broken_content_at_start_leaves_the_loaded_content(
     assert lesson["questions"][0]["prompt_html"] != "Changed"
 
 
-async def test_content_at_start_is_loaded_when_it_is_valid(db, tree, tmp_path):
+async def test_content_at_start_is_loaded_when_it_is_valid(
+    db: Database, tree: Path, tmp_path: Path
+) -> None:
     """The counterpart of the test above: the same call does load good content."""
     edit_questions(tree, lambda qs: qs[0].update(prompt="Changed"))
     await load_content(root.test_settings(tmp_path, content_dir=tree), db)
@@ -239,7 +252,9 @@ async def test_content_at_start_is_loaded_when_it_is_valid(db, tree, tmp_path):
         assert (await session.get_one(Question, MC)).prompt_html == "Changed"
 
 
-async def test_a_missing_content_folder_at_start_leaves_the_loaded_content(db, tmp_path, caplog):
+async def test_a_missing_content_folder_at_start_leaves_the_loaded_content(
+    db: Database, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
     before = await snapshot(db)
     with caplog.at_level(logging.ERROR, logger="app"):
         await load_content(root.test_settings(tmp_path, content_dir=tmp_path / "nowhere"), db)

@@ -58,7 +58,9 @@ def edit(path: Path, old: str, new: str) -> None:
     path.write_text(text.replace(old, new, 1))
 
 
-def test_translations_never_stamped_are_refused_until_stamped(tree: Path, capsys) -> None:
+def test_translations_never_stamped_are_refused_until_stamped(
+    tree: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     found = problems(tree)
     assert len(found) == 7  # a track, a lesson, its body, three questions, an exercise
     assert (
@@ -72,15 +74,17 @@ def test_translations_never_stamped_are_refused_until_stamped(tree: Path, capsys
     assert check(tree) == 0
 
 
-def test_the_listing_says_which_translation_is_where(tree: Path, capsys) -> None:
+def test_the_listing_says_which_translation_is_where(
+    tree: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     assert main(["content", "translations", "--path", str(tree)]) == 0
     listed = capsys.readouterr().out
     assert f"unstamped tr exercises/{QUESTIONS}: questions.2.translations.tr" in listed
     stamp(tree)
     capsys.readouterr()
     assert main(["content", "translations", "--path", str(tree)]) == 0
-    listed = capsys.readouterr().out.splitlines()
-    assert listed and all(line.startswith("current ") for line in listed), listed
+    lines = capsys.readouterr().out.splitlines()
+    assert lines and all(line.startswith("current ") for line in lines), lines
 
 
 def test_a_missing_option_translation_names_the_file_and_field(tree: Path) -> None:
@@ -249,7 +253,9 @@ async def served(db: Database, tree: Path) -> Path:
     return tree
 
 
-async def test_the_api_serves_the_language_asked_for(client: httpx.AsyncClient, served) -> None:
+async def test_the_api_serves_the_language_asked_for(
+    client: httpx.AsyncClient, served: Path
+) -> None:
     tracks = (await client.get("/api/tracks?lang=tr")).json()
     assert tracks == [
         {
@@ -281,18 +287,18 @@ async def test_the_api_serves_the_language_asked_for(client: httpx.AsyncClient, 
 
 
 async def test_answers_are_checked_and_explained_in_the_language_read(
-    client: httpx.AsyncClient, served
+    client: httpx.AsyncClient, served: Path
 ) -> None:
     _name, token = await register(client)
 
-    async def answer(question: str, given: object, lang: str) -> dict:  # type: ignore[type-arg]
+    async def answer(question: str, given: object, lang: str) -> dict:
         response = await client.post(
             f"/api/questions/{question}/answers?lang={lang}",
             json={"answer": given},
             headers=bearer(token),
         )
         assert response.status_code == 200, response.text
-        return response.json()  # type: ignore[no-any-return]
+        return response.json()
 
     turkish = await answer(FILL_IN, ["cihaz"], "tr")
     assert turkish["correct"] is True
@@ -303,7 +309,7 @@ async def test_answers_are_checked_and_explained_in_the_language_read(
 
 
 async def test_the_lesson_page_is_in_the_language_asked_for(
-    client: httpx.AsyncClient, served
+    client: httpx.AsyncClient, served: Path
 ) -> None:
     await client.get("/?lang=tr")  # remembered in a cookie from here on
     await browser_signup(client)
@@ -336,7 +342,9 @@ async def test_an_untranslated_text_falls_back_to_english(
 
 
 @pytest.mark.sandbox
-def test_run_grades_the_turkish_solution_against_the_same_output(tree: Path, capsys) -> None:
+def test_run_grades_the_turkish_solution_against_the_same_output(
+    tree: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     stamp(tree)
     assert check(tree, "--run") == 0
     out = capsys.readouterr().out
@@ -350,7 +358,9 @@ def test_run_grades_the_turkish_solution_against_the_same_output(tree: Path, cap
 
 
 @pytest.mark.sandbox
-def test_run_refuses_a_turkish_starter_that_already_passes(tree: Path, capsys) -> None:
+def test_run_refuses_a_turkish_starter_that_already_passes(
+    tree: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     stamp(tree)
     (tree / EXERCISE_DIR / "starter.tr.py").write_text("print(2 * value)\n")
     assert check(tree, "--run") == 1

@@ -5,6 +5,7 @@ file is missing or stale."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 import yaml
@@ -12,6 +13,7 @@ from sqlalchemy import select
 
 from app.cli import main
 from app.content import ContentError, load_catalog, sync_catalog
+from app.content.loader import ExerciseData
 from app.content.variants import FILE_NAME, expected_text
 from app.db import Database
 from app.models import Exercise
@@ -40,7 +42,7 @@ def check(tree: Path, *flags: str) -> int:
     return main(["content", "check", *flags, "--path", str(tree)])
 
 
-def only_exercise(tree: Path):  # type: ignore[no-untyped-def]
+def only_exercise(tree: Path) -> ExerciseData:
     (lesson,) = load_catalog(tree).lessons
     (exercise,) = lesson.exercises
     return exercise
@@ -180,7 +182,7 @@ def test_write_variants_needs_run(tree: Path, capsys: pytest.CaptureFixture[str]
         (lambda text: text.replace("numbers = [1, 2, 3]", "numbers = ("), "setup: not valid"),
     ],
 )
-def test_bad_variant_declarations_are_named(tree: Path, change, expected: str) -> None:  # type: ignore[no-untyped-def]
+def test_bad_variant_declarations_are_named(tree: Path, change: Any, expected: str) -> None:
     spec = exercise_folder(tree) / "exercise.yaml"
     spec.write_text(change(spec.read_text()))
     assert any(expected in p for p in problems(tree)), problems(tree)

@@ -6,11 +6,13 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
 import yaml
 from sqlalchemy import select
 
 from app.config import REPO_ROOT
+from app.db import Database
 from app.models import Exercise, Question
 from app.quizzes.kinds import KINDS
 
@@ -53,7 +55,7 @@ def _keys(value: Any) -> set[str]:
     return set()
 
 
-async def test_tracks_in_course_order_with_their_lessons(client):
+async def test_tracks_in_course_order_with_their_lessons(client: httpx.AsyncClient) -> None:
     response = await client.get("/api/tracks")
     assert response.status_code == 200
     tracks = response.json()
@@ -74,7 +76,7 @@ async def test_tracks_in_course_order_with_their_lessons(client):
 
 
 @pytest.mark.parametrize("slug", LESSONS)
-async def test_lesson_shape_matches_the_content_files(client, slug):
+async def test_lesson_shape_matches_the_content_files(client: httpx.AsyncClient, slug: Any) -> None:
     response = await client.get(f"/api/lessons/{slug}")
     assert response.status_code == 200
     lesson = response.json()
@@ -158,14 +160,14 @@ async def test_lesson_shape_matches_the_content_files(client, slug):
             assert question["code"] == written["code"].rstrip("\n")
 
 
-async def test_the_built_in_content_has_every_question_kind(client):
+async def test_the_built_in_content_has_every_question_kind(client: httpx.AsyncClient) -> None:
     kinds = set()
     for slug in LESSONS:
         kinds |= {q["kind"] for q in (await client.get(f"/api/lessons/{slug}")).json()["questions"]}
     assert kinds == set(KINDS)
 
 
-async def test_gpu_support_exercise_expected_output_and_devices(client):
+async def test_gpu_support_exercise_expected_output_and_devices(client: httpx.AsyncClient) -> None:
     lesson = (await client.get("/api/lessons/gpu-support")).json()
     [exercise] = lesson["exercises"]
     assert exercise["id"] == "gpu-support-device-independent"
@@ -181,7 +183,9 @@ async def test_gpu_support_exercise_expected_output_and_devices(client):
 @pytest.mark.parametrize(
     "slug", ["no-such-lesson", "GPU-SUPPORT", "gpu-support-device-independent", "tensor%20basics"]
 )
-async def test_unknown_lesson_is_404_with_a_json_detail(client, slug):
+async def test_unknown_lesson_is_404_with_a_json_detail(
+    client: httpx.AsyncClient, slug: str
+) -> None:
     response = await client.get(f"/api/lessons/{slug}")
     assert response.status_code == 404
     assert response.headers["content-type"].startswith("application/json")
@@ -189,7 +193,9 @@ async def test_unknown_lesson_is_404_with_a_json_detail(client, slug):
 
 
 @pytest.mark.parametrize("slug", LESSONS)
-async def test_the_catalog_never_carries_answers(client, db, slug):
+async def test_the_catalog_never_carries_answers(
+    client: httpx.AsyncClient, db: Database, slug: Any
+) -> None:
     response = await client.get(f"/api/lessons/{slug}")
     assert response.status_code == 200
     assert not _keys(response.json()) & SECRET_KEYS
@@ -211,12 +217,12 @@ async def test_the_catalog_never_carries_answers(client, db, slug):
 
 
 @pytest.mark.parametrize("path", ["/api/tracks", *(f"/api/lessons/{s}" for s in LESSONS)])
-async def test_no_catalog_answer_names_an_answer_key(client, path):
+async def test_no_catalog_answer_names_an_answer_key(client: httpx.AsyncClient, path: Any) -> None:
     response = await client.get(path)
     assert not _keys(response.json()) & SECRET_KEYS
 
 
-async def test_matching_sides_cannot_be_paired_by_order_or_by_id(client):
+async def test_matching_sides_cannot_be_paired_by_order_or_by_id(client: httpx.AsyncClient) -> None:
     lesson = (await client.get("/api/lessons/gpu-support")).json()
     [question] = [q for q in lesson["questions"] if q["kind"] == "matching"]
     written = next(
@@ -238,7 +244,7 @@ async def test_matching_sides_cannot_be_paired_by_order_or_by_id(client):
     assert not {i[-4:] for i in left_ids} & {i[-4:] for i in right_ids}
 
 
-async def test_matching_right_side_is_stable_between_visits(client):
+async def test_matching_right_side_is_stable_between_visits(client: httpx.AsyncClient) -> None:
     first = (await client.get("/api/lessons/gpu-support")).json()
     second = (await client.get("/api/lessons/gpu-support")).json()
     assert first["questions"] == second["questions"]

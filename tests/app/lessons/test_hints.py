@@ -7,6 +7,7 @@ every 2 wrong submissions)."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
@@ -41,7 +42,7 @@ async def world(db: Database, tmp_path: Path) -> World:
     return world
 
 
-async def wrong(db: Database, user_id: int, count: int = 1, **how: str) -> None:
+async def wrong(db: Database, user_id: int, count: int = 1, **how: Any) -> None:
     for _ in range(count):
         await add_submission(
             db,
@@ -52,10 +53,10 @@ async def wrong(db: Database, user_id: int, count: int = 1, **how: str) -> None:
         )
 
 
-async def hints_of(client: httpx.AsyncClient, headers: dict[str, str], lang: str = "en") -> dict:  # type: ignore[type-arg]
+async def hints_of(client: httpx.AsyncClient, headers: dict[str, str], lang: str = "en") -> dict:
     response = await client.get(f"{HINTS_URL}?lang={lang}", headers=headers)
     assert response.status_code == 200, response.text
-    return response.json()  # type: ignore[no-any-return]
+    return response.json()
 
 
 async def open_hint(

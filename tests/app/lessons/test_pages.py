@@ -10,6 +10,7 @@ import yaml
 from sqlalchemy import select
 
 from app.config import REPO_ROOT
+from app.db import Database
 from app.models import Exercise, Question
 from tests.helpers import browser_signup
 
@@ -17,7 +18,7 @@ HTML = {"Accept": "text/html"}
 LESSONS = ["tensor-basics", "tensors-on-the-gpu", "gpu-support"]
 
 
-async def test_catalog_lists_the_three_levels_in_order(client):
+async def test_catalog_lists_the_three_levels_in_order(client: httpx.AsyncClient) -> None:
     page = await client.get("/", headers=HTML)
     assert page.status_code == 200
     assert page.headers["content-type"].startswith("text/html")
@@ -29,7 +30,7 @@ async def test_catalog_lists_the_three_levels_in_order(client):
         assert title in page.text
 
 
-async def test_catalog_shows_progress_to_a_signed_in_student(client):
+async def test_catalog_shows_progress_to_a_signed_in_student(client: httpx.AsyncClient) -> None:
     anonymous = await client.get("/")
     assert 'class="progress"' not in anonymous.text
     await browser_signup(client)
@@ -43,7 +44,9 @@ async def test_catalog_shows_progress_to_a_signed_in_student(client):
         assert f"0/{written.count('kind: ')} questions" in page.text, slug
 
 
-async def test_lesson_page_renders_body_code_outputs_and_predict_blocks(client):
+async def test_lesson_page_renders_body_code_outputs_and_predict_blocks(
+    client: httpx.AsyncClient,
+) -> None:
     page = await client.get("/lessons/tensor-basics", headers=HTML)
     assert page.status_code == 200
     html = page.text
@@ -67,7 +70,9 @@ async def test_lesson_page_renders_body_code_outputs_and_predict_blocks(client):
 
 
 @pytest.mark.parametrize("slug", LESSONS)
-async def test_lesson_page_has_a_form_for_every_question(client, db, slug):
+async def test_lesson_page_has_a_form_for_every_question(
+    client: httpx.AsyncClient, db: Database, slug: str
+) -> None:
     page = await client.get(f"/lessons/{slug}")
     assert page.status_code == 200
     async with db.sessionmaker() as session:
@@ -127,14 +132,16 @@ async def test_lesson_page_links_prerequisites_and_follow_ups(client: httpx.Asyn
     assert follow_ups and all(f'href="/lessons/{s}"' in follow_ups.group(0) for s in after)
 
 
-async def test_anonymous_lesson_page_invites_to_log_in(client):
+async def test_anonymous_lesson_page_invites_to_log_in(client: httpx.AsyncClient) -> None:
     page = await client.get("/lessons/gpu-support")
     assert 'href="/login?next=/lessons/gpu-support"' in page.text
 
 
 @pytest.mark.parametrize("signed_in", [False, True], ids=["anonymous", "signed-in"])
 @pytest.mark.parametrize("path", ["/lessons/no-such-lesson", "/lessons/GPU-SUPPORT", "/nowhere"])
-async def test_unknown_page_is_a_404_html_page(client, signed_in, path):
+async def test_unknown_page_is_a_404_html_page(
+    client: httpx.AsyncClient, signed_in: bool, path: str
+) -> None:
     if signed_in:
         await browser_signup(client)
     response = await client.get(path, headers=HTML)
@@ -144,13 +151,13 @@ async def test_unknown_page_is_a_404_html_page(client, signed_in, path):
     assert 'href="/"' in response.text
 
 
-async def test_unknown_page_for_an_api_client_is_json(client):
+async def test_unknown_page_for_an_api_client_is_json(client: httpx.AsyncClient) -> None:
     response = await client.get("/lessons/no-such-lesson", headers={"Accept": "application/json"})
     assert response.status_code == 404
     assert response.json() == {"detail": "Lesson not found."}
 
 
-async def test_pages_work_for_a_signed_in_student(client):
+async def test_pages_work_for_a_signed_in_student(client: httpx.AsyncClient) -> None:
     name = await browser_signup(client)
     for path in ("/", *(f"/lessons/{slug}" for slug in LESSONS), "/account"):
         page = await client.get(path, headers=HTML)
@@ -158,7 +165,7 @@ async def test_pages_work_for_a_signed_in_student(client):
         assert name in page.text, path
 
 
-async def test_static_assets_are_served(client):
+async def test_static_assets_are_served(client: httpx.AsyncClient) -> None:
     for asset in ("style.css", "highlight.css"):
         response = await client.get(f"/static/{asset}")
         assert response.status_code == 200, asset
@@ -168,7 +175,7 @@ async def test_static_assets_are_served(client):
         assert (await client.get("/static/dist/app.js")).status_code == 200
 
 
-async def test_healthz_and_openapi(client):
+async def test_healthz_and_openapi(client: httpx.AsyncClient) -> None:
     assert (await client.get("/healthz")).json() == {"status": "ok"}
     paths = (await client.get("/openapi.json")).json()["paths"]
     for path in (

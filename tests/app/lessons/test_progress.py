@@ -25,7 +25,9 @@ async def _progress(client: httpx.AsyncClient, headers: dict[str, str]) -> dict[
     return {row["slug"]: row for row in response.json()["lessons"]}
 
 
-async def _answer(client, headers, question_id: str, answer: Any) -> bool:
+async def _answer(
+    client: httpx.AsyncClient, headers: dict[str, str], question_id: str, answer: Any
+) -> bool:
     response = await client.post(
         f"/api/questions/{question_id}/answers", json={"answer": answer}, headers=headers
     )
@@ -60,7 +62,7 @@ async def _submit(db: Database, user_id: int, exercise_id: str, **values: Any) -
         session.add(Submission(user_id=user_id, exercise_id=exercise_id, code="print()", **fields))
 
 
-async def test_progress_shape_for_a_new_student(client, db):
+async def test_progress_shape_for_a_new_student(client: httpx.AsyncClient, db: Database) -> None:
     headers, _ = await make_student(db)
     response = await client.get("/api/me/progress", headers=headers)
     assert response.status_code == 200
@@ -88,13 +90,13 @@ async def test_progress_shape_for_a_new_student(client, db):
     assert (gpu["questions_total"], gpu["exercises_total"]) == (written.count("kind: "), 1)
 
 
-async def test_progress_needs_a_user(client):
+async def test_progress_needs_a_user(client: httpx.AsyncClient) -> None:
     assert (await client.get("/api/me/progress")).status_code == 401
     bogus = await client.get("/api/me/progress", headers={"Authorization": "Bearer nope"})
     assert bogus.status_code == 401
 
 
-async def test_a_right_answer_counts_once(client, db):
+async def test_a_right_answer_counts_once(client: httpx.AsyncClient, db: Database) -> None:
     headers, _ = await make_student(db)
     assert await _answer(client, headers, MC, 3)
     assert (await _progress(client, headers))[LESSON]["questions_correct"] == 1
@@ -105,7 +107,7 @@ async def test_a_right_answer_counts_once(client, db):
     assert (await _progress(client, headers))[LESSON]["questions_correct"] == 1
 
 
-async def test_wrong_answers_do_not_count(client, db):
+async def test_wrong_answers_do_not_count(client: httpx.AsyncClient, db: Database) -> None:
     headers, _ = await make_student(db)
     assert not await _answer(client, headers, MC, 1)
     assert not await _answer(client, headers, FILL, ["cuda"])
@@ -114,7 +116,9 @@ async def test_wrong_answers_do_not_count(client, db):
     assert row["completed"] is False
 
 
-async def test_progress_is_per_student_and_per_lesson(client, db):
+async def test_progress_is_per_student_and_per_lesson(
+    client: httpx.AsyncClient, db: Database
+) -> None:
     first, _ = await make_student(db)
     second, _ = await make_student(db)
     assert await _answer(client, first, MC, 3)
@@ -127,7 +131,9 @@ async def test_progress_is_per_student_and_per_lesson(client, db):
     assert all(row["questions_correct"] == 0 for row in theirs.values())
 
 
-async def test_completed_needs_every_question_and_every_exercise(client, db):
+async def test_completed_needs_every_question_and_every_exercise(
+    client: httpx.AsyncClient, db: Database
+) -> None:
     headers, user_id = await make_student(db)
     assert await _answer(client, headers, MC, 3)
     assert await _answer(client, headers, FILL, ["to"])
@@ -170,21 +176,27 @@ async def test_completed_needs_every_question_and_every_exercise(client, db):
     assert progress["tensor-basics"]["completed"] is False
 
 
-async def test_exercises_alone_do_not_complete_a_lesson(client, db):
+async def test_exercises_alone_do_not_complete_a_lesson(
+    client: httpx.AsyncClient, db: Database
+) -> None:
     headers, user_id = await make_student(db)
     await _submit(db, user_id, EXERCISE)
     row = (await _progress(client, headers))[LESSON]
     assert (row["exercises_passed"], row["questions_correct"], row["completed"]) == (1, 0, False)
 
 
-async def test_another_students_submission_does_not_count(client, db):
+async def test_another_students_submission_does_not_count(
+    client: httpx.AsyncClient, db: Database
+) -> None:
     headers, _ = await make_student(db)
     _, other_id = await make_student(db)
     await _submit(db, other_id, EXERCISE)
     assert (await _progress(client, headers))[LESSON]["exercises_passed"] == 0
 
 
-async def test_catalog_page_shows_a_completed_lesson(client, db):
+async def test_catalog_page_shows_a_completed_lesson(
+    client: httpx.AsyncClient, db: Database
+) -> None:
     headers, user_id = await make_student(db)
     for question_id, answer in (await _right_answers(db)).items():
         assert await _answer(client, headers, question_id, answer)

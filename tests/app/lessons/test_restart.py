@@ -46,7 +46,7 @@ def _settings(tmp_path: Path, database_url: str) -> Settings:
     return root.test_settings(tmp_path, database_url=database_url, grading_enabled=False)
 
 
-async def test_progress_survives_a_restart(tmp_path, database_url):
+async def test_progress_survives_a_restart(tmp_path: Path, database_url: str) -> None:
     username = "restart-student"
 
     async with running(_settings(tmp_path, database_url)) as client:
@@ -104,7 +104,7 @@ async def test_progress_survives_a_restart(tmp_path, database_url):
         assert again.status_code == 409
 
 
-async def test_a_browser_session_survives_a_restart(tmp_path, database_url):
+async def test_a_browser_session_survives_a_restart(tmp_path: Path, database_url: str) -> None:
     """The session cookie is signed with SECRET_KEY, not kept in memory."""
     async with running(_settings(tmp_path, database_url)) as client:
         page = await client.get("/signup")

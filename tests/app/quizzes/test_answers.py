@@ -68,7 +68,7 @@ async def _right_matching(client: httpx.AsyncClient) -> tuple[dict[str, str], di
 # Multiple choice, one correct option ---------------------------------------------------
 
 
-async def test_multiple_choice_right(client, db):
+async def test_multiple_choice_right(client: httpx.AsyncClient, db: Database) -> None:
     headers, _ = await make_student(db)
     response = await _answer(client, headers, MC, 3)
     assert response.status_code == 200
@@ -81,7 +81,9 @@ async def test_multiple_choice_right(client, db):
 
 
 @pytest.mark.parametrize("answer", [0, 1, 2])
-async def test_multiple_choice_wrong_gets_the_correct_answer(client, db, answer):
+async def test_multiple_choice_wrong_gets_the_correct_answer(
+    client: httpx.AsyncClient, db: Database, answer: int
+) -> None:
     headers, user_id = await make_student(db)
     response = await _answer(client, headers, MC, answer)
     assert response.status_code == 200
@@ -110,7 +112,9 @@ async def test_multiple_choice_wrong_gets_the_correct_answer(client, db, answer)
         pytest.param({"index": 3}, id="object"),
     ],
 )
-async def test_multiple_choice_malformed_is_422_and_not_recorded(client, db, answer):
+async def test_multiple_choice_malformed_is_422_and_not_recorded(
+    client: httpx.AsyncClient, db: Database, answer: Any
+) -> None:
     headers, user_id = await make_student(db)
     response = await _answer(client, headers, MC, answer)
     assert response.status_code == 422, response.text
@@ -121,7 +125,9 @@ async def test_multiple_choice_malformed_is_422_and_not_recorded(client, db, ans
 # Multiple choice, several correct options ----------------------------------------------
 
 
-async def test_several_correct_right_in_any_order(client, db, several_correct):
+async def test_several_correct_right_in_any_order(
+    client: httpx.AsyncClient, db: Database, several_correct: str
+) -> None:
     headers, user_id = await make_student(db)
     lesson = (await client.get("/api/lessons/tensor-basics")).json()
     [shown] = [q for q in lesson["questions"] if q["id"] == several_correct]
@@ -138,7 +144,9 @@ async def test_several_correct_right_in_any_order(client, db, several_correct):
 
 
 @pytest.mark.parametrize("answer", [[0], [2], [0, 1, 2], [1, 3], [], [0, 1, 2, 3]])
-async def test_several_correct_wrong(client, db, several_correct, answer):
+async def test_several_correct_wrong(
+    client: httpx.AsyncClient, db: Database, several_correct: str, answer: list[int]
+) -> None:
     headers, _ = await make_student(db)
     response = await _answer(client, headers, several_correct, answer)
     assert response.status_code == 200
@@ -160,7 +168,9 @@ async def test_several_correct_wrong(client, db, several_correct, answer):
         pytest.param(None, id="null"),
     ],
 )
-async def test_several_correct_malformed_is_422(client, db, several_correct, answer):
+async def test_several_correct_malformed_is_422(
+    client: httpx.AsyncClient, db: Database, several_correct: str, answer: Any
+) -> None:
     headers, user_id = await make_student(db)
     response = await _answer(client, headers, several_correct, answer)
     assert response.status_code == 422, response.text
@@ -171,7 +181,9 @@ async def test_several_correct_malformed_is_422(client, db, several_correct, ans
 
 
 @pytest.mark.parametrize("given", ["to", " to", "to  ", "\tto\n"])
-async def test_fill_in_right_with_surrounding_spaces(client, db, given):
+async def test_fill_in_right_with_surrounding_spaces(
+    client: httpx.AsyncClient, db: Database, given: str
+) -> None:
     headers, user_id = await make_student(db)
     response = await _answer(client, headers, FILL, [given])
     assert response.status_code == 200
@@ -185,7 +197,9 @@ async def test_fill_in_right_with_surrounding_spaces(client, db, given):
 
 
 @pytest.mark.parametrize("given", ["cuda", "To", "TO", "t o", ".to", "to()", ""])
-async def test_fill_in_wrong_gets_the_correct_answer(client, db, given):
+async def test_fill_in_wrong_gets_the_correct_answer(
+    client: httpx.AsyncClient, db: Database, given: str
+) -> None:
     headers, _ = await make_student(db)
     response = await _answer(client, headers, FILL, [given])
     assert response.status_code == 200
@@ -193,7 +207,7 @@ async def test_fill_in_wrong_gets_the_correct_answer(client, db, given):
     assert response.json()["correct_answer"] == ["to"]
 
 
-async def test_fill_in_two_blanks(client, db):
+async def test_fill_in_two_blanks(client: httpx.AsyncClient, db: Database) -> None:
     headers, _ = await make_student(db)
     right = await _answer(client, headers, FILL_TWO, ["arange", " 3 "])
     assert right.json()["correct"] is True
@@ -216,7 +230,9 @@ async def test_fill_in_two_blanks(client, db):
         (["98304", "8", "393216"], False),
     ],
 )
-async def test_fill_in_regex_blanks(client, db, given, correct):
+async def test_fill_in_regex_blanks(
+    client: httpx.AsyncClient, db: Database, given: list[str], correct: bool
+) -> None:
     headers, _ = await make_student(db)
     response = await _answer(client, headers, FILL_REGEX, given)
     assert response.status_code == 200
@@ -236,7 +252,13 @@ async def test_fill_in_regex_blanks(client, db, given, correct):
         (["cuda", "cuda:10"], False),
     ],
 )
-async def test_fill_in_case_insensitive_blanks(client, db, case_insensitive_regex, given, correct):
+async def test_fill_in_case_insensitive_blanks(
+    client: httpx.AsyncClient,
+    db: Database,
+    case_insensitive_regex: str,
+    given: list[str],
+    correct: bool,
+) -> None:
     headers, _ = await make_student(db)
     response = await _answer(client, headers, case_insensitive_regex, given)
     assert response.status_code == 200
@@ -259,7 +281,9 @@ async def test_fill_in_case_insensitive_blanks(client, db, case_insensitive_rege
         pytest.param(FILL, ["x" * 1001], id="overlong-blank"),
     ],
 )
-async def test_fill_in_malformed_is_422(client, db, question, answer):
+async def test_fill_in_malformed_is_422(
+    client: httpx.AsyncClient, db: Database, question: Any, answer: Any
+) -> None:
     headers, user_id = await make_student(db)
     response = await _answer(client, headers, question, answer)
     assert response.status_code == 422, response.text
@@ -269,7 +293,7 @@ async def test_fill_in_malformed_is_422(client, db, question, answer):
 # Matching ------------------------------------------------------------------------------
 
 
-async def test_matching_right(client, db):
+async def test_matching_right(client: httpx.AsyncClient, db: Database) -> None:
     headers, user_id = await make_student(db)
     right, _ = await _right_matching(client)
     response = await _answer(client, headers, MATCH, right)
@@ -283,7 +307,9 @@ async def test_matching_right(client, db):
     assert attempt.answer == right and attempt.correct is True
 
 
-async def test_matching_wrong_gets_the_correct_pairs(client, db):
+async def test_matching_wrong_gets_the_correct_pairs(
+    client: httpx.AsyncClient, db: Database
+) -> None:
     headers, _ = await make_student(db)
     right, wrong = await _right_matching(client)
     response = await _answer(client, headers, MATCH, wrong)
@@ -292,7 +318,9 @@ async def test_matching_wrong_gets_the_correct_pairs(client, db):
     assert response.json()["correct_answer"] == right
 
 
-async def test_matching_everything_to_one_item_is_wrong_not_malformed(client, db):
+async def test_matching_everything_to_one_item_is_wrong_not_malformed(
+    client: httpx.AsyncClient, db: Database
+) -> None:
     headers, _ = await make_student(db)
     right, _ = await _right_matching(client)
     first = next(iter(right.values()))
@@ -316,7 +344,9 @@ async def test_matching_everything_to_one_item_is_wrong_not_malformed(client, db
         pytest.param(lambda a: None, id="null"),
     ],
 )
-async def test_matching_malformed_is_422(client, db, break_it):
+async def test_matching_malformed_is_422(
+    client: httpx.AsyncClient, db: Database, break_it: Any
+) -> None:
     headers, user_id = await make_student(db)
     right, _ = await _right_matching(client)
     response = await _answer(client, headers, MATCH, break_it(dict(right)))
@@ -337,14 +367,16 @@ async def test_matching_malformed_is_422(client, db, break_it):
         pytest.param(3, id="bare-answer"),
     ],
 )
-async def test_malformed_envelope_is_422(client, db, body):
+async def test_malformed_envelope_is_422(
+    client: httpx.AsyncClient, db: Database, body: dict[str, Any] | list[int] | int
+) -> None:
     headers, user_id = await make_student(db)
     response = await client.post(f"/api/questions/{MC}/answers", json=body, headers=headers)
     assert response.status_code == 422, response.text
     assert await _attempts(db, user_id) == []
 
 
-async def test_body_that_is_not_json_is_422(client, db):
+async def test_body_that_is_not_json_is_422(client: httpx.AsyncClient, db: Database) -> None:
     headers, _ = await make_student(db)
     response = await client.post(
         f"/api/questions/{MC}/answers",
@@ -355,7 +387,9 @@ async def test_body_that_is_not_json_is_422(client, db):
 
 
 @pytest.mark.parametrize("question_id", ["no-such-question", "gpu-support", "GPU-SUPPORT-MOVE-TO"])
-async def test_unknown_question_is_404(client, db, question_id):
+async def test_unknown_question_is_404(
+    client: httpx.AsyncClient, db: Database, question_id: str
+) -> None:
     headers, _ = await make_student(db)
     response = await _answer(client, headers, question_id, 0)
     assert response.status_code == 404
@@ -367,7 +401,9 @@ async def test_unknown_question_is_404(client, db, question_id):
     [{}, {"Authorization": "Bearer not-a-token"}],
     ids=["no-credentials", "bogus-token"],
 )
-async def test_answering_needs_a_user(client, db, headers):
+async def test_answering_needs_a_user(
+    client: httpx.AsyncClient, db: Database, headers: dict[str, Any]
+) -> None:
     async with db.sessionmaker() as session:
         before = await session.scalar(select(func.count()).select_from(QuestionAttempt))
     response = await _answer(client, headers, MC, 3)
@@ -376,7 +412,7 @@ async def test_answering_needs_a_user(client, db, headers):
         assert await session.scalar(select(func.count()).select_from(QuestionAttempt)) == before
 
 
-async def test_every_attempt_is_recorded(client, db):
+async def test_every_attempt_is_recorded(client: httpx.AsyncClient, db: Database) -> None:
     headers, user_id = await make_student(db)
     right, wrong = await _right_matching(client)
     sequence = [
@@ -396,7 +432,7 @@ async def test_every_attempt_is_recorded(client, db):
     assert all(a.created_at.tzinfo is not None for a in attempts)
 
 
-async def test_attempts_are_per_user(client, db):
+async def test_attempts_are_per_user(client: httpx.AsyncClient, db: Database) -> None:
     first, first_id = await make_student(db)
     second, second_id = await make_student(db)
     await _answer(client, first, MC, 3)

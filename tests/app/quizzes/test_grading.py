@@ -40,16 +40,16 @@ def check_answer(kind: str, public: dict[str, Any], key: dict[str, Any], answer:
         ({"case_sensitive": False}, "tox", False),
     ],
 )
-def test_plain_blank(options, given, expected):
+def test_plain_blank(options: dict[str, Any], given: str, expected: bool) -> None:
     assert blank_matches(blank(["to"], **options), given) is expected
 
 
-def test_plain_blank_case_insensitive_uses_casefold():
+def test_plain_blank_case_insensitive_uses_casefold() -> None:
     assert blank_matches(blank(["straße"], case_sensitive=False), "STRASSE")
     assert not blank_matches(blank(["straße"]), "STRASSE")
 
 
-def test_plain_blank_accepts_any_listed_answer_and_ignores_spaces_around_it():
+def test_plain_blank_accepts_any_listed_answer_and_ignores_spaces_around_it() -> None:
     # The schema strips authored text, but a key stored by hand keeps its spaces.
     b = Blank.model_construct(accepted=["to", " cuda "], case_sensitive=True, regex=False)
     assert blank_matches(b, "cuda")
@@ -57,7 +57,7 @@ def test_plain_blank_accepts_any_listed_answer_and_ignores_spaces_around_it():
     assert not blank_matches(b, "cpu")
 
 
-def test_plain_blank_is_not_a_regex():
+def test_plain_blank_is_not_a_regex() -> None:
     assert not blank_matches(blank(["a.c"]), "abc")
     assert blank_matches(blank(["a.c"]), "a.c")
 
@@ -76,11 +76,11 @@ def test_plain_blank_is_not_a_regex():
         ({"case_sensitive": False}, "cpu", False),
     ],
 )
-def test_regex_blank(options, given, expected):
+def test_regex_blank(options: dict[str, Any], given: str, expected: bool) -> None:
     assert blank_matches(blank([r"cuda:\d+"], regex=True, **options), given) is expected
 
 
-def test_regex_blank_with_alternatives():
+def test_regex_blank_with_alternatives() -> None:
     b = blank(["196[,_ ]?608", "one hundred.*"], regex=True)
     assert blank_matches(b, "196,608")
     assert blank_matches(b, "196608")
@@ -88,7 +88,7 @@ def test_regex_blank_with_alternatives():
     assert not blank_matches(b, "196..608")
 
 
-def test_an_invalid_regex_is_refused_by_the_schema():
+def test_an_invalid_regex_is_refused_by_the_schema() -> None:
     with pytest.raises(ValueError, match="not a regex"):
         Blank(accepted=["cuda:("], regex=True)
 
@@ -106,7 +106,7 @@ def _fill_in(*blanks: Blank) -> tuple[dict[str, Any], dict[str, Any]]:
     return data.public, data.key
 
 
-def test_fill_in_shows_the_answer_field_for_regex_blanks():
+def test_fill_in_shows_the_answer_field_for_regex_blanks() -> None:
     public, key = _fill_in(
         Blank(accepted=["to"]), Blank(accepted=[r"\d+"], regex=True, answer="42")
     )
@@ -114,7 +114,7 @@ def test_fill_in_shows_the_answer_field_for_regex_blanks():
     assert (recorded, correct, shown) == (["to", "7"], True, ["to", "42"])
 
 
-def test_fill_in_counts_blanks():
+def test_fill_in_counts_blanks() -> None:
     public, key = _fill_in(Blank(accepted=["a"]), Blank(accepted=["b"]))
     assert public == {"template": "____ ____", "blanks": 2}
     for answer in (["a"], ["a", "b", "c"], [], "ab", [1, 2], None):
@@ -137,7 +137,7 @@ def _choice(correct: list[int], multiple: bool) -> tuple[dict[str, Any], dict[st
     return data.public, data.key
 
 
-def test_single_choice():
+def test_single_choice() -> None:
     public, key = _choice([2], multiple=False)
     assert check_answer("multiple_choice", public, key, 2) == (2, True, 2)
     assert check_answer("multiple_choice", public, key, 1) == (1, False, 2)
@@ -146,7 +146,7 @@ def test_single_choice():
             check_answer("multiple_choice", public, key, bad)
 
 
-def test_several_choices_are_order_free():
+def test_several_choices_are_order_free() -> None:
     public, key = _choice([3, 1], multiple=True)
     assert key == {"correct": [1, 3]}
     assert check_answer("multiple_choice", public, key, [3, 1]) == ([1, 3], True, [1, 3])
@@ -157,7 +157,7 @@ def test_several_choices_are_order_free():
             check_answer("multiple_choice", public, key, bad)
 
 
-def test_matching():
+def test_matching() -> None:
     data = build_question(
         Matching(
             id="q",

@@ -77,7 +77,7 @@ def _article(html: str, question_id: str) -> str:
 
 
 @pytest.mark.parametrize("name", NAMES)
-def test_every_kind_has_its_module_partial_and_script(name):
+def test_every_kind_has_its_module_partial_and_script(name: str) -> None:
     kind = KINDS[name]
     assert kind.name == name
     assert (REPO_ROOT / "app" / "quizzes" / "kinds" / f"{name}.py").is_file()
@@ -86,14 +86,14 @@ def test_every_kind_has_its_module_partial_and_script(name):
     assert (SCRIPTS / f"{name}.js").is_file()
 
 
-def test_no_partial_or_script_without_a_kind():
+def test_no_partial_or_script_without_a_kind() -> None:
     assert sorted(p.stem for p in PARTIALS.glob("*.html")) == NAMES
     assert sorted(p.stem for p in SCRIPTS.glob("*.js")) == NAMES
 
 
 @pytest.mark.skipif(shutil.which("node") is None, reason="needs node (make frontend)")
 @pytest.mark.parametrize("name", NAMES)
-def test_every_script_exports_what_answers_js_calls(name):
+def test_every_script_exports_what_answers_js_calls(name: str) -> None:
     script = (
         f"const m = await import({json.dumps((SCRIPTS / f'{name}.js').as_uri())});"
         "console.log(JSON.stringify(Object.keys(m).filter((k) => typeof m[k] === 'function')));"
@@ -115,7 +115,7 @@ def _code_outside_the_kinds() -> list[Path]:
     return sorted(path for path in files if not any(path.is_relative_to(o) for o in own))
 
 
-def test_nothing_outside_a_kinds_own_files_names_a_kind():
+def test_nothing_outside_a_kinds_own_files_names_a_kind() -> None:
     """No `kind == "fill_in"`, no `"matching"` as a key or in a tuple: outside the kind's
     module, partial and script, code asks the registry. (Other things called kind, such as
     an insight item's "exercise" or a flash message's "success", are not question kinds.)"""
@@ -130,7 +130,7 @@ def test_nothing_outside_a_kinds_own_files_names_a_kind():
     assert found == []
 
 
-def test_an_unknown_kind_is_a_clear_error():
+def test_an_unknown_kind_is_a_clear_error() -> None:
     with pytest.raises(UnknownKind, match=r"unknown question kind 'essay' \(known: .*fill_in"):
         kind_of("essay")
 
@@ -139,7 +139,7 @@ def test_an_unknown_kind_is_a_clear_error():
 
 
 @pytest.mark.parametrize("name", NAMES)
-def test_content_files_are_read_by_every_kind(name):
+def test_content_files_are_read_by_every_kind(name: str) -> None:
     kind = KINDS[name]
     source = _source(kind)
     assert isinstance(source, kind.source)
@@ -152,7 +152,9 @@ def test_content_files_are_read_by_every_kind(name):
         questions_file().model_validate({"questions": [broken]})
 
 
-async def test_content_and_catalog_know_exactly_the_registered_kinds(client):
+async def test_content_and_catalog_know_exactly_the_registered_kinds(
+    client: httpx.AsyncClient,
+) -> None:
     with pytest.raises(ValueError, match="does not match any of the expected tags") as caught:
         questions_file().model_validate({"questions": [{"kind": "essay"}]})
     tags = re.search(r"expected tags: (.*?) \[", str(caught.value))
@@ -165,7 +167,9 @@ async def test_content_and_catalog_know_exactly_the_registered_kinds(client):
 
 
 @pytest.mark.parametrize("name", NAMES)
-async def test_every_kind_from_catalog_to_teacher(client: httpx.AsyncClient, db: Database, name):
+async def test_every_kind_from_catalog_to_teacher(
+    client: httpx.AsyncClient, db: Database, name: str
+) -> None:
     kind = KINDS[name]
     question = await _add_example(db, name)
 
@@ -304,15 +308,15 @@ def _tree(root: Path, questions: list[dict[str, Any]]) -> Path:
     return root
 
 
-def test_a_new_kind_is_read_from_content_files(tmp_path, true_false):
+def test_a_new_kind_is_read_from_content_files(tmp_path: Path, true_false: TrueFalseKind) -> None:
     catalog = load_catalog(_tree(tmp_path / "exercises", [true_false.example]))
     [question] = catalog.lessons[0].questions
     assert (question.kind, question.public, question.key) == ("true_false", {}, {"true": True})
 
 
 async def test_a_new_kind_is_answered_shown_and_described(
-    client: httpx.AsyncClient, db: Database, true_false
-):
+    client: httpx.AsyncClient, db: Database, true_false: TrueFalseKind
+) -> None:
     question_id = await _add_question(db, _source(true_false), LESSON)
     async with db.sessionmaker() as session:
         question = await session.get_one(Question, question_id)

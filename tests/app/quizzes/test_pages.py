@@ -59,7 +59,9 @@ async def _submit(
     )
 
 
-async def test_before_answering_no_explanation_is_on_the_page(client, db):
+async def test_before_answering_no_explanation_is_on_the_page(
+    client: httpx.AsyncClient, db: Database
+) -> None:
     await browser_signup(client)
     page = await client.get(f"/lessons/{SLUG}")
     assert page.status_code == 200
@@ -73,7 +75,9 @@ async def test_before_answering_no_explanation_is_on_the_page(client, db):
         assert 'name="csrf_token"' in article
 
 
-async def test_right_answer_by_form_shows_feedback_and_explanation(client, db):
+async def test_right_answer_by_form_shows_feedback_and_explanation(
+    client: httpx.AsyncClient, db: Database
+) -> None:
     name = await browser_signup(client)
     response = await _submit(client, MC, [("answer", "3")])
     assert response.status_code == 303
@@ -90,7 +94,9 @@ async def test_right_answer_by_form_shows_feedback_and_explanation(client, db):
     assert (attempt.question_id, attempt.answer, attempt.correct) == (MC, 3, True)
 
 
-async def test_wrong_answer_by_form_shows_the_correct_answer(client, db):
+async def test_wrong_answer_by_form_shows_the_correct_answer(
+    client: httpx.AsyncClient, db: Database
+) -> None:
     name = await browser_signup(client)
     response = await _submit(client, MC, [("answer", "0")])
     assert response.status_code == 303
@@ -102,7 +108,7 @@ async def test_wrong_answer_by_form_shows_the_correct_answer(client, db):
     assert [a.correct for a in await _attempts(db, name)] == [False]
 
 
-async def test_fill_in_by_form(client, db):
+async def test_fill_in_by_form(client: httpx.AsyncClient, db: Database) -> None:
     name = await browser_signup(client)
     response = await _submit(client, FILL, [("blank", "  to ")])
     assert response.status_code == 303
@@ -113,7 +119,9 @@ async def test_fill_in_by_form(client, db):
     assert (attempt.answer, attempt.correct) == (["to"], True)
 
 
-async def test_a_wrong_fill_in_by_form_shows_the_answer_in_its_template(client, db):
+async def test_a_wrong_fill_in_by_form_shows_the_answer_in_its_template(
+    client: httpx.AsyncClient, db: Database
+) -> None:
     """The right answer in words, as the teacher's views write it too: the template with
     each blank's answer in brackets."""
     await browser_signup(client)
@@ -124,7 +132,7 @@ async def test_a_wrong_fill_in_by_form_shows_the_answer_in_its_template(client, 
     assert 'value="cuda"' in article
 
 
-async def test_matching_by_form(client, db):
+async def test_matching_by_form(client: httpx.AsyncClient, db: Database) -> None:
     name = await browser_signup(client)
     question = await _question(db, MATCH)
     pairs: dict[str, str] = question.key["pairs"]
@@ -138,7 +146,9 @@ async def test_matching_by_form(client, db):
     assert (attempt.answer, attempt.correct) == (pairs, True)
 
 
-async def test_a_wrong_matching_by_form_lists_the_pairs(client, db):
+async def test_a_wrong_matching_by_form_lists_the_pairs(
+    client: httpx.AsyncClient, db: Database
+) -> None:
     await browser_signup(client)
     question = await _question(db, MATCH)
     lefts = [item["id"] for item in question.public["left"]]
@@ -164,8 +174,12 @@ async def test_a_wrong_matching_by_form_lists_the_pairs(client, db):
     ],
 )
 async def test_an_incomplete_form_shows_why_and_records_nothing(
-    client, db, question_id, fields, message
-):
+    client: httpx.AsyncClient,
+    db: Database,
+    question_id: str,
+    fields: list[tuple[str, str]],
+    message: str,
+) -> None:
     name = await browser_signup(client)
     response = await _submit(client, question_id, fields)
     assert response.status_code == 303
@@ -179,14 +193,14 @@ async def test_an_incomplete_form_shows_why_and_records_nothing(
     assert str(escape(message)) not in (await client.get(f"/lessons/{SLUG}")).text
 
 
-async def test_form_answer_without_csrf_is_403(client, db):
+async def test_form_answer_without_csrf_is_403(client: httpx.AsyncClient, db: Database) -> None:
     name = await browser_signup(client)
     response = await client.post(f"/lessons/{SLUG}/questions/{MC}", data={"answer": "3"})
     assert response.status_code == 403
     assert await _attempts(db, name) == []
 
 
-async def test_anonymous_form_answer_goes_to_log_in(client):
+async def test_anonymous_form_answer_goes_to_log_in(client: httpx.AsyncClient) -> None:
     response = await _submit(client, MC, [("answer", "3")])
     assert response.status_code == 303
     assert response.headers["location"] == f"/login?next=/lessons/{SLUG}"
@@ -199,7 +213,9 @@ async def test_anonymous_form_answer_goes_to_log_in(client):
         ("tensor-basics", MC),  # a real question, but of another lesson
     ],
 )
-async def test_form_answer_to_an_unknown_question_is_404(client, slug, question_id):
+async def test_form_answer_to_an_unknown_question_is_404(
+    client: httpx.AsyncClient, slug: str, question_id: str
+) -> None:
     await browser_signup(client)
     page = await client.get(f"/lessons/{slug}")
     response = await client.post(
@@ -212,7 +228,9 @@ async def test_form_answer_to_an_unknown_question_is_404(client, slug, question_
     assert "Not found" in response.text
 
 
-async def test_a_form_answer_with_a_file_instead_of_text_counts_as_empty(client, db):
+async def test_a_form_answer_with_a_file_instead_of_text_counts_as_empty(
+    client: httpx.AsyncClient, db: Database
+) -> None:
     name = await browser_signup(client)
     page = await client.get(f"/lessons/{SLUG}")
     response = await client.post(

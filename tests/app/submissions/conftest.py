@@ -38,14 +38,16 @@ async def running_app(backend: str, tmp: Path, **overrides: object) -> AsyncIter
 
 
 @pytest.fixture(scope="module", params=["sqlite", "postgresql"])
-async def live_app(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory):  # type: ignore[no-untyped-def]
+async def live_app(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> AsyncIterator[FastAPI]:
     tmp: Path = tmp_path_factory.mktemp("live")
     async with running_app(request.param, tmp, submissions_per_minute=30, grader_workers=2) as app:
         yield app
 
 
 @pytest.fixture
-async def live(live_app) -> AsyncIterator[httpx.AsyncClient]:  # type: ignore[no-untyped-def]
+async def live(live_app: FastAPI) -> AsyncIterator[httpx.AsyncClient]:
     transport = httpx.ASGITransport(app=live_app)
     async with httpx.AsyncClient(transport=transport, base_url="http://testserver") as client:
         yield client

@@ -3,6 +3,10 @@
 from __future__ import annotations
 
 import asyncio
+from typing import Any
+
+import httpx
+from fastapi import FastAPI
 
 from app.config import REPO_ROOT
 from tests.helpers import bearer, register
@@ -15,7 +19,9 @@ HARD_CODED_CUDA = SOLUTION.replace(
 )
 
 
-async def submit_and_wait(client, headers, code, exercise=EXERCISE):  # type: ignore[no-untyped-def]
+async def submit_and_wait(
+    client: httpx.AsyncClient, headers: dict[str, str], code: str, exercise: str = EXERCISE
+) -> dict[str, Any]:
     response = await client.post(
         f"/api/exercises/{exercise}/submissions", json={"code": code}, headers=headers
     )
@@ -32,7 +38,7 @@ async def submit_and_wait(client, headers, code, exercise=EXERCISE):  # type: ig
     raise AssertionError("never finished")
 
 
-async def test_the_sample_solution_passes_on_cpu(live):
+async def test_the_sample_solution_passes_on_cpu(live: httpx.AsyncClient) -> None:
     _, token = await register(live)
     result = await submit_and_wait(live, bearer(token), SOLUTION)
     assert result["status"] == "done"
@@ -48,7 +54,9 @@ async def test_the_sample_solution_passes_on_cpu(live):
     assert next(p for p in progress if p["slug"] == "gpu-support")["exercises_passed"] == 1
 
 
-async def test_without_a_gpu_cuda_is_reported_not_graded_not_failed(live):
+async def test_without_a_gpu_cuda_is_reported_not_graded_not_failed(
+    live: httpx.AsyncClient,
+) -> None:
     _, token = await register(live)
     result = await submit_and_wait(live, bearer(token), SOLUTION)
     cuda = next(run for run in result["runs"] if run["device"] == "cuda")
@@ -57,7 +65,7 @@ async def test_without_a_gpu_cuda_is_reported_not_graded_not_failed(live):
     assert result["verdict"] == "passed"
 
 
-async def test_wrong_output_has_a_diff(live):
+async def test_wrong_output_has_a_diff(live: httpx.AsyncClient) -> None:
     _, token = await register(live)
     result = await submit_and_wait(live, bearer(token), "print([[3.0, 3.0, 3.0]])\nprint(True)\n")
     assert result["verdict"] == "wrong_output"
@@ -68,7 +76,7 @@ async def test_wrong_output_has_a_diff(live):
     assert "+[[3.0, 3.0, 3.0]]" in cpu["diff"]
 
 
-async def test_hard_coded_cuda_fails_on_cpu_with_a_hint(live):
+async def test_hard_coded_cuda_fails_on_cpu_with_a_hint(live: httpx.AsyncClient) -> None:
     assert HARD_CODED_CUDA != SOLUTION, "the sample solution picks its device another way"
     _, token = await register(live)
     result = await submit_and_wait(live, bearer(token), HARD_CODED_CUDA)
@@ -80,7 +88,7 @@ async def test_hard_coded_cuda_fails_on_cpu_with_a_hint(live):
     assert next(p for p in progress if p["slug"] == "gpu-support")["exercises_passed"] == 0
 
 
-async def test_empty_code_is_graded_like_any_other(live):
+async def test_empty_code_is_graded_like_any_other(live: httpx.AsyncClient) -> None:
     _, token = await register(live)
     result = await submit_and_wait(live, bearer(token), "")
     assert result["status"] == "done"
@@ -88,7 +96,7 @@ async def test_empty_code_is_graded_like_any_other(live):
     assert result["runs"][0]["stdout"] == ""
 
 
-async def test_list_is_the_callers_own_newest_first(live):
+async def test_list_is_the_callers_own_newest_first(live: httpx.AsyncClient) -> None:
     _, token = await register(live)
     _, other = await register(live)
     first = await submit_and_wait(live, bearer(token), "print(1)")
@@ -103,7 +111,7 @@ async def test_list_is_the_callers_own_newest_first(live):
     assert response.status_code == 404
 
 
-async def test_bad_submissions(live):
+async def test_bad_submissions(live: httpx.AsyncClient) -> None:
     _, token = await register(live)
     headers = bearer(token)
     too_big = "#" * (64 * 1024 + 1)
@@ -132,7 +140,7 @@ async def test_bad_submissions(live):
     assert response.status_code == 404
 
 
-async def test_wait_returns_early_when_it_runs_out(live):
+async def test_wait_returns_early_when_it_runs_out(live: httpx.AsyncClient) -> None:
     _, token = await register(live)
     slow = "import time\ntime.sleep(3)\nprint(1)"
     response = await live.post(
@@ -146,7 +154,7 @@ async def test_wait_returns_early_when_it_runs_out(live):
     await submit_and_wait(live, bearer(token), "print(1)")
 
 
-async def test_a_student_is_rate_limited(live):
+async def test_a_student_is_rate_limited(live: httpx.AsyncClient) -> None:
     _, token = await register(live)
     codes = []
     for _ in range(31):
@@ -161,7 +169,7 @@ async def test_a_student_is_rate_limited(live):
     assert int(response.headers["Retry-After"]) > 0
 
 
-async def test_a_run_is_tried_on_cpu_and_never_counted(live):
+async def test_a_run_is_tried_on_cpu_and_never_counted(live: httpx.AsyncClient) -> None:
     _, token = await register(live)
     headers = bearer(token)
     response = await live.post(
@@ -203,7 +211,7 @@ async def test_a_run_is_tried_on_cpu_and_never_counted(live):
     assert graded.status_code == 202
 
 
-async def test_the_solution_after_a_pass_or_giving_up(live):
+async def test_the_solution_after_a_pass_or_giving_up(live: httpx.AsyncClient) -> None:
     _, token = await register(live)
     headers = bearer(token)
     response = await live.get(f"/api/exercises/{EXERCISE}/solution", headers=headers)
@@ -236,7 +244,9 @@ HOSTILE = {
 }
 
 
-async def test_hostile_code_leaves_the_server_answering(live, live_app):
+async def test_hostile_code_leaves_the_server_answering(
+    live: httpx.AsyncClient, live_app: FastAPI
+) -> None:
     """The grader's own suite (tests/grader) covers the sandbox in depth; here: through the
     web app, the verdict is the student's and the server keeps serving everyone else."""
     _, token = await register(live)
@@ -261,7 +271,7 @@ async def test_hostile_code_leaves_the_server_answering(live, live_app):
     assert normal["verdict"] == "passed"
 
 
-async def test_waiting_leaves_nothing_behind(live, live_app):
+async def test_waiting_leaves_nothing_behind(live: httpx.AsyncClient, live_app: FastAPI) -> None:
     """Each `?wait=` takes a wake-up event; none outlives its waiters, whether the
     submission was finished already, finished during the wait or belongs to someone else."""
     _, token = await register(live)

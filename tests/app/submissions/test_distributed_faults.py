@@ -7,6 +7,7 @@ import time
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
@@ -15,7 +16,7 @@ import redis as redis_client
 from app.config import REPO_ROOT
 from grader.queueing import RunEvent, queue_for, results_stream, workers_key
 from tests.helpers import metric
-from tests.processes import PrivateRedis, Web, psql, wait_until, worker
+from tests.processes import PrivateRedis, Service, Web, psql, stream_entries, wait_until, worker
 
 EXERCISE = "gpu-support-device-independent"
 SOLUTION = (
@@ -74,7 +75,7 @@ def start_web(tmp_path: Path, stack: dict) -> Web:
     return web
 
 
-def start_worker(tmp_path: Path, stack: dict, threads: int = 2):  # type: ignore[no-untyped-def]
+def start_worker(tmp_path: Path, stack: dict, threads: int = 2) -> Service:
     service = worker(tmp_path, stack["redis"].url, stack["namespace"], threads).start()
     stack["services"].append(service)
     return service
@@ -105,10 +106,12 @@ def submit(client: httpx.Client, headers: dict[str, str], code: str) -> int:
     return int(response.json()["id"])
 
 
-def finished(client: httpx.Client, headers: dict[str, str], ids: list[int], seconds: float):  # type: ignore[no-untyped-def]
+def finished(
+    client: httpx.Client, headers: dict[str, str], ids: list[int], seconds: float
+) -> dict[int, Any]:
     """Wait for every submission; returns them all."""
     deadline = time.monotonic() + seconds
-    results = {}
+    results: dict[int, Any] = {}
     for ident in ids:
         while True:
             try:
@@ -296,7 +299,7 @@ def finished_reports(stack: dict) -> dict[str, int]:
     """How many `finished` events each job got on the results stream."""
     client = redis_client.Redis.from_url(stack["redis"].url)
     counts: dict[str, int] = {}
-    for _id, fields in client.xrange(results_stream(stack["namespace"])):
+    for _id, fields in stream_entries(client, results_stream(stack["namespace"])):
         event = RunEvent.model_validate_json(fields[b"event"])
         if event.event == "finished" and event.device == "cpu":
             counts[event.job_id] = counts.get(event.job_id, 0) + 1

@@ -12,6 +12,7 @@ import re
 import time
 from collections.abc import AsyncIterator
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
@@ -226,7 +227,8 @@ class Statements:
             self.engines.add(writer.sync_engine)
         self.seen: list[str] = []
 
-    def _record(self, conn, cursor, statement, parameters, context, executemany) -> None:  # type: ignore[no-untyped-def]
+    def _record(self, *args: Any) -> None:
+        statement: str = args[2]  # (conn, cursor, statement, parameters, context, many)
         self.seen.append(" ".join(statement.split()))
 
     def __enter__(self) -> list[str]:

@@ -17,7 +17,7 @@ EXERCISE = "tensor-basics-mean-std"  # compared in numeric mode, three lines
 HOSTILE = 'print("mean " + "1" * 65000 + "x")\nprint("std 2.1381")\nprint("population std 2.0")\n'
 
 
-async def test_a_hostile_output_leaves_the_server_answering(live: httpx.AsyncClient) -> None:  # type: ignore[no-untyped-def]
+async def test_a_hostile_output_leaves_the_server_answering(live: httpx.AsyncClient) -> None:
     _, token = await register(live)
     headers = bearer(token)
     response = await live.post(

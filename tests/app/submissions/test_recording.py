@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 from sqlalchemy import func, select
+from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.auth.service import create_user
+from app.db import Database
 from app.lessons.service import get_exercise
-from app.models import SubmissionRun
+from app.models import Submission, SubmissionRun
 from app.submissions import service
 
 EXERCISE = "gpu-support-device-independent"
@@ -26,7 +28,7 @@ def run(device: str, verdict: str = "passed", detail: str | None = None) -> dict
     }
 
 
-async def new_submission(session):  # type: ignore[no-untyped-def]
+async def new_submission(session: AsyncSession) -> Submission:
     user = await create_user(session=session, username="recorder", password="correct horse")
     exercise = await get_exercise(session=session, exercise_id=EXERCISE)
     assert exercise is not None
@@ -36,7 +38,7 @@ async def new_submission(session):  # type: ignore[no-untyped-def]
     return submission
 
 
-async def test_a_duplicate_run_changes_nothing(db):
+async def test_a_duplicate_run_changes_nothing(db: Database) -> None:
     async with db.writer() as session:
         submission = await new_submission(session)
         assert submission.devices == ["cpu", "cuda"]
@@ -68,7 +70,7 @@ async def test_a_duplicate_run_changes_nothing(db):
         assert count == 2
 
 
-async def test_a_platform_fault_is_retried_once_then_reported(db):
+async def test_a_platform_fault_is_retried_once_then_reported(db: Database) -> None:
     async with db.writer() as session:
         submission = await new_submission(session)
         fault = [run("cpu", "error", "the sandbox died"), run("cuda", "not_graded")]
@@ -88,7 +90,7 @@ async def test_a_platform_fault_is_retried_once_then_reported(db):
         assert "the sandbox died" in (submission.detail or "")
 
 
-async def test_unfinished_submissions_are_found_for_regrading(db):
+async def test_unfinished_submissions_are_found_for_regrading(db: Database) -> None:
     async with db.writer() as session:
         submission = await new_submission(session)
         assert submission.id in await service.unfinished_ids(session=session)

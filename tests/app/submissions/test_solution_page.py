@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import httpx
+
 from app.auth.service import create_user
+from app.db import Database
 from app.lessons.service import get_exercise
+from app.models.states import Verdict
 from app.submissions import service
 from tests.helpers import browser_signup, csrf_from
 
@@ -11,7 +15,7 @@ EXERCISE = "gpu-support-device-independent"
 SOLUTION_MARK = 'class="solution"'
 
 
-async def test_giving_up_on_the_page_shows_the_solution(client):
+async def test_giving_up_on_the_page_shows_the_solution(client: httpx.AsyncClient) -> None:
     await browser_signup(client)
     page = await client.get("/lessons/gpu-support")
     assert SOLUTION_MARK not in page.text
@@ -24,7 +28,7 @@ async def test_giving_up_on_the_page_shows_the_solution(client):
     assert "product.device.type" in page.text  # a line of the sample solution
 
 
-async def test_revealed_lists_passed_and_given_up_exercises_only(db):
+async def test_revealed_lists_passed_and_given_up_exercises_only(db: Database) -> None:
     async with db.writer() as session:
         user = await create_user(session=session, username="revealer", password="correct horse")
         exercise = await get_exercise(session=session, exercise_id=EXERCISE)
@@ -35,7 +39,7 @@ async def test_revealed_lists_passed_and_given_up_exercises_only(db):
         passed = await service.create_submission(
             session=session, user_id=user.id, exercise=exercise, code="x"
         )
-        passed.verdict = "passed"
+        passed.verdict = Verdict.PASSED
         await service.give_up(session=session, user_id=user.id, exercise_id=other)
         await session.flush()
         assert await service.revealed(session=session, user_id=user.id, exercise_ids=ids) == {

@@ -11,6 +11,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
 import sqlalchemy as sa
 from alembic import command
@@ -23,6 +24,7 @@ from app.db import Database, make_engine
 from app.lessons.service import get_exercise
 from app.migrations import alembic_config
 from app.models import Submission, SubmissionRun, User
+from app.models.states import SubmissionMode
 from app.submissions import service
 from tests.app.classes.conftest import build_world
 from tests.conftest import _create_postgres_database, _drop_postgres_database
@@ -61,7 +63,7 @@ async def submit(
     exercise = await get_exercise(session=session, exercise_id=EXERCISE)
     assert exercise is not None
     submission = await service.create_submission(
-        session=session, user_id=user_id, exercise=exercise, code=code, mode=mode
+        session=session, user_id=user_id, exercise=exercise, code=code, mode=SubmissionMode(mode)
     )
     if finish:
         runs = [big_run(device, verdict, str(submission.id)) for device in submission.devices]
@@ -125,7 +127,7 @@ def is_cut(runs: list[dict[str, Any]]) -> bool:
     )
 
 
-async def test_only_the_latest_and_the_best_keep_their_output(db: Database):
+async def test_only_the_latest_and_the_best_keep_their_output(db: Database) -> None:
     async with db.writer() as session:
         user = await create_user(session=session, username=unique_name(), password="x" * 10)
         passed = await submit(session, user.id, "passed")
@@ -168,7 +170,7 @@ async def test_only_the_latest_and_the_best_keep_their_output(db: Database):
         assert all(output_size(run) == 0 for run in copies)
 
 
-async def test_the_counter_matches_what_is_stored(db: Database):
+async def test_the_counter_matches_what_is_stored(db: Database) -> None:
     async with db.writer() as session:
         user = await create_user(session=session, username=unique_name(), password="x" * 10)
         other = await create_user(session=session, username=unique_name(), password="x" * 10)
@@ -205,7 +207,7 @@ async def test_the_counter_matches_what_is_stored(db: Database):
         assert await counter(session, other.id) == 0
 
 
-async def test_two_processes_recording_at_once(engine: AsyncEngine):
+async def test_two_processes_recording_at_once(engine: AsyncEngine) -> None:
     """Two web processes finish two submissions of one student at the same moment: the
     second waits for the first (the user's row is locked), then sees its work, so the
     earlier one is cut and nothing is counted twice. (SQLite has one writer at a time.)"""
@@ -250,7 +252,7 @@ async def test_two_processes_recording_at_once(engine: AsyncEngine):
             await cleanup.commit()
 
 
-async def test_lists_come_in_small_pages(client, db: Database):
+async def test_lists_come_in_small_pages(client: httpx.AsyncClient, db: Database) -> None:
     username, token = await register(client)
     async with db.writer() as session:
         user_id = await session.scalar(select(User.id).where(User.username == username))
@@ -286,7 +288,9 @@ async def test_lists_come_in_small_pages(client, db: Database):
     assert len(re.findall(r'<details class="submission[^"]*" data-submission=', page.text)) == 10
 
 
-async def test_a_teachers_list_of_a_student_comes_in_pages(client, db: Database):
+async def test_a_teachers_list_of_a_student_comes_in_pages(
+    client: httpx.AsyncClient, db: Database
+) -> None:
     world = await build_world(db)
     async with db.writer() as session:
         ids = [await submit(session, world.member.id, "wrong_output") for _ in range(7)]
@@ -302,7 +306,11 @@ async def test_a_teachers_list_of_a_student_comes_in_pages(client, db: Database)
         assert all(run["truncated"] for s in page for run in s["runs"])
         seen += [s["id"] for s in page]
         link = response.headers.get("link")
-        url = re.fullmatch(r'<http://testserver(/[^>]+)>; rel="next"', link)[1] if link else None
+        url = None
+        if link:
+            match = re.fullmatch(r'<http://testserver(/[^>]+)>; rel="next"', link)
+            assert match, link
+            url = match[1]
     assert seen == ids[::-1]
     default = await client.get(base, headers=world.teacher.headers)
     assert len(default.json()) == 7 and "link" not in default.headers
@@ -321,7 +329,7 @@ async def test_a_teachers_list_of_a_student_comes_in_pages(client, db: Database)
     assert response.status_code == 404
 
 
-async def test_metrics_show_stored_bytes(client, db: Database):
+async def test_metrics_show_stored_bytes(client: httpx.AsyncClient, db: Database) -> None:
     async with db.writer() as session:
         big = await create_user(session=session, username=unique_name("big"), password="x" * 10)
         small = await create_user(session=session, username=unique_name("sm"), password="x" * 10)
@@ -346,9 +354,7 @@ async def test_metrics_show_stored_bytes(client, db: Database):
 # --- the migration: what was stored before it is counted once, and kept once --------------
 
 META = sa.MetaData()
-OLD = {
-    name: sa.Table(name, META, *(sa.Column(c, t) for c, t in columns.items()))
-    for name, columns in {
+OLD_COLUMNS: dict[str, dict[str, Any]] = {
         "tracks": {"slug": sa.String, "title": sa.String, "level": sa.String,
                    "position": sa.Integer, "retired": sa.Boolean},
         "lessons": {"slug": sa.String, "track_slug": sa.String, "position": sa.Integer,
@@ -369,8 +375,11 @@ OLD = {
         "submission_runs": {"id": sa.Integer, "submission_id": sa.Integer,
                             "device": sa.String, "run": sa.JSON,
                             "created_at": sa.DateTime(timezone=True)},
-    }.items()
 }  # fmt: skip
+OLD = {
+    name: sa.Table(name, META, *(sa.Column(c, t) for c, t in columns.items()))
+    for name, columns in OLD_COLUMNS.items()
+}
 
 
 @pytest.fixture(params=["sqlite", "postgresql"])
@@ -385,7 +394,7 @@ async def empty_url(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIter
         await _drop_postgres_database(name)
 
 
-async def test_the_migration_counts_what_was_stored_and_keeps_it_once(empty_url: str):
+async def test_the_migration_counts_what_was_stored_and_keeps_it_once(empty_url: str) -> None:
     config = alembic_config(empty_url)
     await asyncio.to_thread(command.upgrade, config, "0004")
     engine = make_engine(Settings(database_url=empty_url).effective_database_url)
@@ -394,7 +403,7 @@ async def test_the_migration_counts_what_was_stored_and_keeps_it_once(empty_url:
     partial = big_run("cpu", "passed")
     try:
         async with engine.begin() as connection:
-            for name, rows in {
+            old_rows: dict[str, list[dict[str, Any]]] = {
                 "tracks": [
                     {"slug": "t", "title": "T", "level": "l", "position": 0, "retired": False}
                 ],
@@ -489,7 +498,8 @@ async def test_the_migration_counts_what_was_stored_and_keeps_it_once(empty_url:
                         "created_at": now,
                     },
                 ],
-            }.items():
+            }
+            for name, rows in old_rows.items():
                 await connection.execute(OLD[name].insert(), rows)
         await asyncio.to_thread(command.upgrade, config, "0005")
         async with AsyncSession(engine) as session:
@@ -498,8 +508,8 @@ async def test_the_migration_counts_what_was_stored_and_keeps_it_once(empty_url:
                 20 + 1 + output_size(finished[0]) + output_size(finished[1]) + output_size(partial)
             )
             assert await counter(session, 2) == 0
-            copies = dict(
-                (await session.execute(select(SubmissionRun.id, SubmissionRun.run))).all()
+            copies: dict[int, Any] = dict(
+                (await session.execute(select(SubmissionRun.id, SubmissionRun.run))).tuples().all()
             )
             assert output_size(copies[1]) == 0 and copies[1]["verdict"] == "wrong_output"
             assert copies[3] == partial  # the unfinished one still needs its run

@@ -12,6 +12,7 @@ from typing import Any
 
 import httpx
 import pytest
+from fastapi import FastAPI
 
 from app.auth.service import issue_token
 from app.cli import main
@@ -36,7 +37,9 @@ HIDDEN_FAILED = "Passed the example, failed a hidden check"
 
 
 @pytest.fixture(scope="module", params=["sqlite", "postgresql"])
-async def variants_app(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory):  # type: ignore[no-untyped-def]
+async def variants_app(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> AsyncIterator[FastAPI]:
     tmp: Path = tmp_path_factory.mktemp("variants")
     tree = write_course(tmp)
     # The expected outputs of the hidden variants, made by the real sandbox from the solution.
@@ -61,7 +64,7 @@ async def variants_app(request: pytest.FixtureRequest, tmp_path_factory: pytest.
 
 
 @pytest.fixture
-async def live(variants_app) -> AsyncIterator[httpx.AsyncClient]:  # type: ignore[no-untyped-def]
+async def live(variants_app: FastAPI) -> AsyncIterator[httpx.AsyncClient]:
     transport = httpx.ASGITransport(app=variants_app)
     async with httpx.AsyncClient(transport=transport, base_url="http://testserver") as client:
         yield client
