@@ -72,7 +72,8 @@ async def test_tracks_in_course_order_with_their_lessons(client: httpx.AsyncClie
                 lesson["title"]
                 == _yaml(CONTENT / "lessons" / lesson["slug"] / "lesson.yaml")["title"]
             )
-    assert sorted(lesson["slug"] for t in tracks for lesson in t["lessons"]) == sorted(LESSONS)
+    every = sorted(path.parent.name for path in (CONTENT / "lessons").glob("*/lesson.yaml"))
+    assert sorted(lesson["slug"] for t in tracks for lesson in t["lessons"]) == every
 
 
 @pytest.mark.parametrize("slug", LESSONS)

@@ -221,13 +221,13 @@ async def test_fill_in_two_blanks(client: httpx.AsyncClient, db: Database) -> No
 @pytest.mark.parametrize(
     ("given", "correct"),
     [
-        (["98304", "4", "393216"], True),
-        (["98,304", "4", "393,216"], True),
-        (["98 304", " 4 ", "393_216"], True),
-        (["98304", "4", "393216 bytes"], False),  # regex blanks match the whole answer
-        (["198304", "4", "393216"], False),
-        (["98.304", "4", "393.216"], False),
-        (["98304", "8", "393216"], False),
+        (["61440", "4", "245760"], True),
+        (["61,440", "4", "245,760"], True),
+        (["61 440", " 4 ", "245_760"], True),
+        (["61440", "4", "245760 bytes"], False),  # regex blanks match the whole answer
+        (["161440", "4", "245760"], False),
+        (["61.440", "4", "245.760"], False),
+        (["61440", "8", "245760"], False),
     ],
 )
 async def test_fill_in_regex_blanks(
@@ -238,7 +238,7 @@ async def test_fill_in_regex_blanks(
     assert response.status_code == 200
     assert response.json()["correct"] is correct
     # A regex blank shows its `answer`, never the pattern.
-    assert response.json()["correct_answer"] == ["98304", "4", "393216"]
+    assert response.json()["correct_answer"] == ["61440", "4", "245760"]
 
 
 @pytest.mark.parametrize(

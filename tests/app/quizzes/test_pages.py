@@ -128,7 +128,7 @@ async def test_a_wrong_fill_in_by_form_shows_the_answer_in_its_template(
     await _submit(client, FILL, [("blank", "cuda")])
     article = _article((await client.get(f"/lessons/{SLUG}")).text, FILL)
     assert "Not quite." in article
-    assert "<code>x = x.[to](cihaz)</code>" in article.split("The answer:")[1]
+    assert "<code>x = x.[to](device)</code>" in article.split("The answer:")[1]
     assert 'value="cuda"' in article
 
 
