@@ -51,25 +51,25 @@ async def create_user(
 async def set_password(*, session: AsyncSession, user: User, password: str) -> None:
     """A new password ends every session and revokes every token: whoever knew the old
     one must be out."""
-    user.password_hash = await hash_password_off_loop(password)
-    await session.flush()
-    await end_all_sessions(session=session, user_id=user.id)
-    await session.refresh(user)
+    await _change_and_end_sessions(
+        session=session, user=user, password_hash=await hash_password_off_loop(password)
+    )
 
 
 async def set_role(*, session: AsyncSession, user: User, role: Role) -> None:
-    if user.role == role:
-        return
-    user.role = role
-    await session.flush()
-    await end_all_sessions(session=session, user_id=user.id)
-    await session.refresh(user)
+    await _change_and_end_sessions(session=session, user=user, role=role)
 
 
 async def set_active(*, session: AsyncSession, user: User, active: bool) -> None:
-    if user.active == active:
+    await _change_and_end_sessions(session=session, user=user, active=active)
+
+
+async def _change_and_end_sessions(*, session: AsyncSession, user: User, **changes: object) -> None:
+    """Apply `changes` to the account; if anything changed, every session and token ends."""
+    if all(getattr(user, field) == value for field, value in changes.items()):
         return
-    user.active = active
+    for field, value in changes.items():
+        setattr(user, field, value)
     await session.flush()
     await end_all_sessions(session=session, user_id=user.id)
     await session.refresh(user)
