@@ -91,17 +91,6 @@ async def my_progress(user: CurrentUser, session: SessionDep) -> ProgressOut:
     return ProgressOut(lessons=await progress.lesson_progress(session=session, user_id=user.id))
 
 
-def hint_out(hint: hints.Hint) -> HintOut:
-    return HintOut(
-        number=hint.number,
-        unlocks_after=hint.unlocks_after,
-        available=hint.available,
-        opened=hint.opened,
-        opened_at=hint.opened_at,
-        text_html=hint.text_html,
-    )
-
-
 @router.get("/api/exercises/{exercise_id}/hints", tags=["hints"])
 async def exercise_hints(exercise_id: str, user: CurrentUser, session: SessionDep) -> HintsOut:
     """The exercise's hints for the caller: which are unlocked and opened; the text of the
@@ -115,7 +104,7 @@ async def exercise_hints(exercise_id: str, user: CurrentUser, session: SessionDe
     return HintsOut(
         wrong_submissions=found.wrong_submissions,
         hints_after=found.hints_after,
-        hints=[hint_out(hint) for hint in found.hints],
+        hints=[HintOut.model_validate(hint) for hint in found.hints],
     )
 
 
@@ -147,4 +136,4 @@ async def open_hint(
         raise not_found("Hint") from None
     except hints.HintLocked as exc:
         raise HTTPException(status.HTTP_403_FORBIDDEN, str(exc)) from None
-    return hint_out(hint)
+    return HintOut.model_validate(hint)

@@ -3,7 +3,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import TYPE_CHECKING
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
 
 from app.quizzes.kinds import QuestionOut as KindQuestionOut
 from app.quizzes.kinds import out_union
@@ -75,6 +75,8 @@ class ProgressOut(BaseModel):
 
 
 class HintOut(BaseModel):
+    model_config = ConfigDict(from_attributes=True)  # read from app.lessons.hints.Hint
+
     number: int = Field(description="1 for the first hint.")
     unlocks_after: int = Field(description="Wrong graded submissions this hint needs.")
     available: bool = Field(description="It may be opened now (or already was).")
