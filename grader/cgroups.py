@@ -47,7 +47,6 @@ class RunCgroup:
     version: int
     memory: Path
     pids: Path
-    cpu: Path | None
     limits: tuple[int, int] = (0, 0)  # (memory_mb, processes) last written
     dirs: list[Path] = field(default_factory=list)
 
@@ -85,10 +84,6 @@ class RunCgroup:
             if key == "oom_kill":
                 return int(value)
         return 0
-
-    def peak_bytes(self) -> int:
-        name = "memory.peak" if self.version == 2 else "memory.max_usage_in_bytes"
-        return int(_read(self.memory / name) or 0)
 
     def remove(self) -> bool:
         """Remove the cgroup; False while processes of the run are still leaving."""
@@ -131,7 +126,7 @@ class Cgroups:
         if self.version == 2:
             directory = self.parents["unified"] / name
             directory.mkdir()
-            run = RunCgroup(2, directory, directory, directory, dirs=[directory])
+            run = RunCgroup(2, directory, directory, dirs=[directory])
             _write(directory / "memory.swap.max", "0", missing_ok=True)
             # Whatever the OOM killer picks, the whole run ends: no half-killed run goes on.
             _write(directory / "memory.oom.group", "1", missing_ok=True)
@@ -141,9 +136,7 @@ class Cgroups:
             for controller, parent in self.parents.items():
                 dirs[controller] = parent / name
                 dirs[controller].mkdir()
-            run = RunCgroup(
-                1, dirs["memory"], dirs["pids"], dirs.get("cpu"), dirs=list(dirs.values())
-            )
+            run = RunCgroup(1, dirs["memory"], dirs["pids"], dirs=list(dirs.values()))
             _write(dirs["memory"] / "memory.swappiness", "0", missing_ok=True)
             if "cpu" in dirs:
                 _write(dirs["cpu"] / "cpu.shares", str(CPU_SHARES_V1))
