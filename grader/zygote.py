@@ -83,8 +83,8 @@ class Zygote:
         host_end, sandbox_end = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
         try:
             with self._lock:
-                message = {"op": "spawn"}
-                protocol.send(self.control, message, [sandbox_end.fileno(), *cgroup_fds])
+                fds = [sandbox_end.fileno(), *cgroup_fds]
+                protocol.send(self.control, {"op": "spawn"}, fds)
         except OSError as exc:
             host_end.close()
             raise ZygoteError(f"the {self.spec.label} zygote is gone: {exc}") from exc
