@@ -1,3 +1,5 @@
+import re
+
 import pytest
 
 from app.content.loader import build_question
@@ -27,6 +29,22 @@ async def _add_question(db: Database, spec: QuestionSource, lesson_slug: str) ->
             )
         )
     return data.id
+
+
+async def add_question(db: Database, spec: QuestionSource, lesson_slug: str) -> Question:
+    """`_add_question`, and the row it added."""
+    question_id = await _add_question(db, spec, lesson_slug)
+    async with db.sessionmaker() as session:
+        return await session.get_one(Question, question_id)
+
+
+def question_article(html: str, question_id: str) -> str:
+    """The <article> of one question on a lesson page."""
+    match = re.search(
+        rf'<article class="question" id="q-{re.escape(question_id)}".*?</article>', html, re.S
+    )
+    assert match, f"question {question_id} is not on the page"
+    return match.group(0)
 
 
 @pytest.fixture

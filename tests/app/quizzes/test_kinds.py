@@ -37,7 +37,7 @@ from app.quizzes.kinds import (
     kind_of,
 )
 from app.quizzes.kinds.base import TEMPLATES
-from tests.app.quizzes.conftest import _add_question
+from tests.app.quizzes.conftest import _add_question, question_article
 from tests.helpers import browser_signup, csrf_from, make_student
 
 PARTIALS = REPO_ROOT / "app" / "templates" / TEMPLATES
@@ -65,12 +65,6 @@ async def _attempts(db: Database, question_id: str) -> list[QuestionAttempt]:
             .order_by(QuestionAttempt.id)
         )
         return list(rows.all())
-
-
-def _article(html: str, question_id: str) -> str:
-    match = re.search(rf'<article class="question" id="q-{question_id}".*?</article>', html, re.S)
-    assert match, f"question {question_id} is not on the page"
-    return match.group(0)
 
 
 # The files of a kind
@@ -187,7 +181,7 @@ async def test_every_kind_from_catalog_to_teacher(
     # by the kind's form reader with a message, and records nothing.
     await browser_signup(client)
     page = await client.get(f"/lessons/{LESSON}")
-    article = _article(page.text, question.id)
+    article = question_article(page.text, question.id)
     assert f'data-kind="{name}"' in article
     form = re.search(r"<form .*?</form>", article, re.S)
     assert form and re.search(r"<(input|select|textarea)\b(?![^>]*type=\"hidden\")", form[0])
@@ -196,7 +190,9 @@ async def test_every_kind_from_catalog_to_teacher(
         data={"csrf_token": csrf_from(article)},
     )
     assert posted.status_code == 303
-    assert 'role="alert"' in _article((await client.get(f"/lessons/{LESSON}")).text, question.id)
+    assert 'role="alert"' in question_article(
+        (await client.get(f"/lessons/{LESSON}")).text, question.id
+    )
     assert await _attempts(db, question.id) == []
 
     # Answering through the API with the kind's correct answer.

@@ -16,7 +16,7 @@ from sqlalchemy import select
 
 from app.content import ContentError, load_catalog
 from app.db import Database
-from app.models import Question, QuestionAttempt, User
+from app.models import QuestionAttempt, User
 from app.quizzes.kinds import KINDS
 from app.quizzes.kinds.ordering import (
     Arrangement,
@@ -26,7 +26,7 @@ from app.quizzes.kinds.ordering import (
     distance,
     largest_in_order,
 )
-from tests.app.quizzes.conftest import _add_question
+from tests.app.quizzes.conftest import add_question, question_article
 from tests.helpers import browser_signup, csrf_from, make_student
 
 KIND = KINDS["ordering"]
@@ -283,16 +283,10 @@ def test_a_question_whose_every_order_is_right_is_refused() -> None:
     assert "gives the answer away" in problem.message
 
 
-async def _add(db: Database, spec: Ordering) -> Question:
-    question_id = await _add_question(db, spec, LESSON)
-    async with db.sessionmaker() as session:
-        return await session.get_one(Question, question_id)
-
-
 async def test_the_catalog_shows_lines_and_nothing_of_the_key(
     client: httpx.AsyncClient, db: Database
 ) -> None:
-    question = await _add(db, _spec())
+    question = await add_question(db, _spec(), LESSON)
     lesson = (await client.get(f"/api/lessons/{LESSON}")).json()
     [shown] = [q for q in lesson["questions"] if q["id"] == question.id]
     assert set(shown) == {"id", "kind", "prompt_html", "lines", "indent"}
@@ -308,7 +302,7 @@ async def test_the_catalog_shows_lines_and_nothing_of_the_key(
 
 
 async def test_answers_through_the_api(client: httpx.AsyncClient, db: Database) -> None:
-    question = await _add(db, _spec())
+    question = await add_question(db, _spec(), LESSON)
     _, _, ids = _built(_spec())
     headers, _ = await make_student(db)
     url = f"/api/questions/{question.id}/answers"
@@ -348,7 +342,7 @@ async def test_answers_through_the_api(client: httpx.AsyncClient, db: Database) 
 async def test_an_answer_of_the_wrong_shape_is_refused(
     client: httpx.AsyncClient, db: Database, answer: Any, message: str
 ) -> None:
-    question = await _add(db, _spec(indent=True))
+    question = await add_question(db, _spec(indent=True), LESSON)
     _, _, ids = _built(_spec(indent=True))
     if isinstance(answer, list):
         answer = [
@@ -370,19 +364,13 @@ async def test_an_answer_of_the_wrong_shape_is_refused(
 # The page's form, without JavaScript
 
 
-def _article(html: str, question_id: str) -> str:
-    match = re.search(rf'<article class="question" id="q-{question_id}".*?</article>', html, re.S)
-    assert match
-    return match.group(0)
-
-
 async def _post(client: httpx.AsyncClient, question_id: str, fields: dict[str, str]) -> str:
-    token = csrf_from(_article((await client.get(f"/lessons/{LESSON}")).text, question_id))
+    token = csrf_from(question_article((await client.get(f"/lessons/{LESSON}")).text, question_id))
     posted = await client.post(
         f"/lessons/{LESSON}/questions/{question_id}", data={"csrf_token": token} | fields
     )
     assert posted.status_code == 303
-    return _article((await client.get(f"/lessons/{LESSON}")).text, question_id)
+    return question_article((await client.get(f"/lessons/{LESSON}")).text, question_id)
 
 
 async def test_the_form_takes_a_place_and_an_indent_per_line(
@@ -397,12 +385,12 @@ async def test_the_form_takes_a_place_and_an_indent_per_line(
         ],
         indent=True,
     )
-    question = await _add(db, spec)
+    question = await add_question(db, spec, LESSON)
     _, _, ids = _built(spec)
     name = await browser_signup(client)
 
     page = await client.get(f"/lessons/{LESSON}")
-    article = _article(page.text, question.id)
+    article = question_article(page.text, question.id)
     for line_id in ids.values():
         assert f'name="position-{line_id}"' in article
         assert f'name="indent-{line_id}"' in article
@@ -456,7 +444,7 @@ async def test_the_form_takes_a_place_and_an_indent_per_line(
 async def test_the_page_in_turkish_says_how_far_in_turkish(
     client: httpx.AsyncClient, db: Database
 ) -> None:
-    question = await _add(db, _spec())
+    question = await add_question(db, _spec(), LESSON)
     _, _, ids = _built(_spec())
     await browser_signup(client)
     client.cookies.set("lang", "tr")

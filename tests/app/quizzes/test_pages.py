@@ -11,20 +11,13 @@ from sqlalchemy import select
 
 from app.db import Database
 from app.models import Question, QuestionAttempt, User
+from tests.app.quizzes.conftest import question_article
 from tests.helpers import browser_signup, csrf_from
 
 SLUG = "gpu-support"
 MC = "gpu-support-same-device"
 FILL = "gpu-support-move-to"
 MATCH = "gpu-support-match-terms"
-
-
-def _article(html: str, question_id: str) -> str:
-    match = re.search(
-        rf'<article class="question" id="q-{re.escape(question_id)}".*?</article>', html, re.S
-    )
-    assert match, f"question {question_id} is not on the page"
-    return match.group(0)
 
 
 async def _question(db: Database, question_id: str) -> Question:
@@ -51,7 +44,7 @@ async def _submit(
 ) -> httpx.Response:
     page = await client.get(f"/lessons/{slug}")
     # The token of the question's own form, as a browser without JavaScript would send it.
-    token = csrf_from(_article(page.text, question_id))
+    token = csrf_from(question_article(page.text, question_id))
     return await client.post(
         f"/lessons/{slug}/questions/{question_id}",
         content=httpx.QueryParams([("csrf_token", token), *fields]).__str__().encode(),
@@ -67,7 +60,7 @@ async def test_before_answering_no_explanation_is_on_the_page(
     assert page.status_code == 200
     for question_id in (MC, FILL, MATCH):
         question = await _question(db, question_id)
-        article = _article(page.text, question_id)
+        article = question_article(page.text, question_id)
         assert question.explanation_html not in page.text
         assert 'class="verdict' not in article
         assert 'class="explanation"' not in article
@@ -84,7 +77,7 @@ async def test_right_answer_by_form_shows_feedback_and_explanation(
     assert response.headers["location"] == f"/lessons/{SLUG}#q-{MC}"
 
     page = await client.get(response.headers["location"])
-    article = _article(page.text, MC)
+    article = question_article(page.text, MC)
     assert "Correct." in article
     assert (await _question(db, MC)).explanation_html in article
     assert re.search(r'value="3"\s+checked', article)
@@ -100,7 +93,7 @@ async def test_wrong_answer_by_form_shows_the_correct_answer(
     name = await browser_signup(client)
     response = await _submit(client, MC, [("answer", "0")])
     assert response.status_code == 303
-    article = _article((await client.get(f"/lessons/{SLUG}")).text, MC)
+    article = question_article((await client.get(f"/lessons/{SLUG}")).text, MC)
     assert "Not quite." in article
     assert "The answer:" in article
     assert "It raises an error; both must be on the same device." in article.split("The answer:")[1]
@@ -112,7 +105,7 @@ async def test_fill_in_by_form(client: httpx.AsyncClient, db: Database) -> None:
     name = await browser_signup(client)
     response = await _submit(client, FILL, [("blank", "  to ")])
     assert response.status_code == 303
-    article = _article((await client.get(f"/lessons/{SLUG}")).text, FILL)
+    article = question_article((await client.get(f"/lessons/{SLUG}")).text, FILL)
     assert "Correct." in article
     assert 'value="to"' in article
     [attempt] = await _attempts(db, name)
@@ -126,7 +119,7 @@ async def test_a_wrong_fill_in_by_form_shows_the_answer_in_its_template(
     each blank's answer in brackets."""
     await browser_signup(client)
     await _submit(client, FILL, [("blank", "cuda")])
-    article = _article((await client.get(f"/lessons/{SLUG}")).text, FILL)
+    article = question_article((await client.get(f"/lessons/{SLUG}")).text, FILL)
     assert "Not quite." in article
     assert "<code>x = x.[to](device)</code>" in article.split("The answer:")[1]
     assert 'value="cuda"' in article
@@ -139,7 +132,7 @@ async def test_matching_by_form(client: httpx.AsyncClient, db: Database) -> None
     fields = [(f"match-{left}", right) for left, right in pairs.items()]
     response = await _submit(client, MATCH, fields)
     assert response.status_code == 303
-    article = _article((await client.get(f"/lessons/{SLUG}")).text, MATCH)
+    article = question_article((await client.get(f"/lessons/{SLUG}")).text, MATCH)
     assert "Correct." in article
     assert question.explanation_html in article
     [attempt] = await _attempts(db, name)
@@ -157,7 +150,7 @@ async def test_a_wrong_matching_by_form_lists_the_pairs(
         (f"match-{left}", right) for left, right in zip(lefts, rights[1:] + rights[:1], strict=True)
     ]
     await _submit(client, MATCH, fields)
-    article = _article((await client.get(f"/lessons/{SLUG}")).text, MATCH)
+    article = question_article((await client.get(f"/lessons/{SLUG}")).text, MATCH)
     assert "Not quite." in article
     assert "torch.cuda.is_available() → Is there a usable NVIDIA GPU?" in article
 
@@ -184,7 +177,7 @@ async def test_an_incomplete_form_shows_why_and_records_nothing(
     response = await _submit(client, question_id, fields)
     assert response.status_code == 303
     page = (await client.get(f"/lessons/{SLUG}")).text
-    article = _article(page, question_id)
+    article = question_article(page, question_id)
     assert str(escape(message)) in article
     assert 'role="alert"' in article
     assert (await _question(db, question_id)).explanation_html not in page
@@ -235,10 +228,10 @@ async def test_a_form_answer_with_a_file_instead_of_text_counts_as_empty(
     page = await client.get(f"/lessons/{SLUG}")
     response = await client.post(
         f"/lessons/{SLUG}/questions/{FILL}",
-        data={"csrf_token": csrf_from(_article(page.text, FILL))},
+        data={"csrf_token": csrf_from(question_article(page.text, FILL))},
         files={"blank": ("blank.txt", b"to", "text/plain")},
     )
     assert response.status_code == 303
-    assert "Not quite." in _article((await client.get(f"/lessons/{SLUG}")).text, FILL)
+    assert "Not quite." in question_article((await client.get(f"/lessons/{SLUG}")).text, FILL)
     [attempt] = await _attempts(db, name)
     assert (attempt.answer, attempt.correct) == ([""], False)

@@ -15,11 +15,10 @@ import yaml
 from app.cli import main
 from app.content import ContentError, load_catalog
 from app.db import Database
-from app.models import Question
 from app.quizzes.kinds import KINDS
 from app.quizzes.kinds.predict_output import PredictOutput
 from tests.app.content.course import THIRD_LESSON, write_course
-from tests.app.quizzes.conftest import _add_question
+from tests.app.quizzes.conftest import add_question, question_article
 from tests.helpers import browser_signup, csrf_from, make_student
 
 KIND = KINDS["predict_output"]
@@ -131,16 +130,10 @@ def test_rows_fill_the_placeholders_for_the_device_the_answer_pictured() -> None
     assert [row.expected.text for row in on_cpu] == ["cpu", "1"]
 
 
-async def _add(db: Database, spec: PredictOutput) -> Question:
-    question_id = await _add_question(db, spec, LESSON)
-    async with db.sessionmaker() as session:
-        return await session.get_one(Question, question_id)
-
-
 async def test_the_catalog_shows_the_code_and_never_the_output(
     client: httpx.AsyncClient, db: Database
 ) -> None:
-    question = await _add(db, _spec())
+    question = await add_question(db, _spec(), LESSON)
     lesson = (await client.get(f"/api/lessons/{LESSON}")).json()
     [shown] = [q for q in lesson["questions"] if q["id"] == question.id]
     assert shown == {
@@ -154,7 +147,7 @@ async def test_the_catalog_shows_the_code_and_never_the_output(
 
 
 async def test_answers_through_the_api(client: httpx.AsyncClient, db: Database) -> None:
-    question = await _add(db, _spec())
+    question = await add_question(db, _spec(), LESSON)
     headers, _ = await make_student(db)
     url = f"/api/questions/{question.id}/answers"
 
@@ -195,7 +188,7 @@ async def test_answers_through_the_api(client: httpx.AsyncClient, db: Database) 
 async def test_an_answer_of_the_wrong_shape_is_refused(
     client: httpx.AsyncClient, db: Database, answer: Any, message: str
 ) -> None:
-    question = await _add(db, _spec())
+    question = await add_question(db, _spec(), LESSON)
     headers, _ = await make_student(db)
     response = await client.post(
         f"/api/questions/{question.id}/answers", json={"answer": answer}, headers=headers
@@ -206,18 +199,12 @@ async def test_an_answer_of_the_wrong_shape_is_refused(
 # The page, without JavaScript
 
 
-def _article(html: str, question_id: str) -> str:
-    match = re.search(rf'<article class="question" id="q-{question_id}".*?</article>', html, re.S)
-    assert match
-    return match.group(0)
-
-
 async def test_the_page_answers_by_form_and_shows_the_rows(
     client: httpx.AsyncClient, db: Database
 ) -> None:
-    question = await _add(db, _spec())
+    question = await add_question(db, _spec(), LESSON)
     await browser_signup(client)
-    article = _article((await client.get(f"/lessons/{LESSON}")).text, question.id)
+    article = question_article((await client.get(f"/lessons/{LESSON}")).text, question.id)
     assert '<pre class="predict-code"' in article and "x.sum().item()" in article
     assert 'name="printed"' in article
 
@@ -226,7 +213,7 @@ async def test_the_page_answers_by_form_and_shows_the_rows(
         data={"csrf_token": csrf_from(article), "printed": "torch.Size([2, 3])\n16"},
     )
     assert posted.status_code == 303
-    article = _article((await client.get(f"/lessons/{LESSON}")).text, question.id)
+    article = question_article((await client.get(f"/lessons/{LESSON}")).text, question.id)
     assert "Not quite." in article
     table = re.search(r'<table class="side-by-side">.*?</table>', article, re.S)
     assert table
