@@ -53,3 +53,47 @@ def assert_host_unharmed(grader: Grader) -> None:
 def only_run(result: Result) -> Run:
     assert len(result.runs) == 1
     return result.runs[0]
+
+
+def zygote_pids(grader: Grader) -> list[int]:
+    return sorted(
+        pool._zygote.process.pid
+        for pools in grader._groups.values()
+        for pool in pools
+        if pool._zygote is not None
+    )
+
+
+def run_hostile(
+    grader: Grader,
+    code: str,
+    expected: str = "",
+    limits: Limits = QUICK,
+    *,
+    zygotes_survive: bool = False,
+) -> Result:
+    """Grade marked hostile code, then check the host is unharmed. With `zygotes_survive`, the
+    same zygotes must also grade five normal jobs in a row (none died and was restarted)."""
+    before = zygote_pids(grader)
+    result = grade(grader, MARK_PROCESS + code, expected, limits=limits)
+    if zygotes_survive:
+        for _ in range(5):
+            normal = grade(grader, SEED_CODE, SEED_EXPECTED)
+            assert normal.verdict == "passed", normal
+        assert zygote_pids(grader) == before, "a zygote died and was restarted"
+    assert_host_unharmed(grader)
+    return result
+
+
+def hostile_verdict(
+    grader: Grader,
+    code: str,
+    expected: str = "",
+    limits: Limits = QUICK,
+    *,
+    zygotes_survive: bool = False,
+) -> str:
+    """The verdict of the one run of marked hostile code, after `run_hostile`'s checks."""
+    result = run_hostile(grader, code, expected, limits, zygotes_survive=zygotes_survive)
+    assert result.status == "done", result
+    return only_run(result).verdict

@@ -16,19 +16,17 @@ from grader import Grader, Limits
 from grader.seccomp import ARCHES
 
 from .conftest import HOST_SECRET
-from .support import MARK_PROCESS, QUICK, assert_host_unharmed, grade, only_run
+from .support import (
+    MARK_PROCESS,
+    assert_host_unharmed,
+    grade,
+    hostile_verdict,
+    only_run,
+    run_hostile,
+)
 
 REPO = Path(__file__).resolve().parents[2]
 BLOCKED = "blocked"
-
-
-def run_hostile(grader: Grader, code: str, expected: str = "", limits: Limits = QUICK) -> str:
-    """Run marked hostile code, check the host, and return the run's verdict."""
-    result = grade(grader, MARK_PROCESS + code, expected, limits=limits)
-    run = only_run(result)
-    assert result.status == "done", result
-    assert_host_unharmed(grader)
-    return run.verdict
 
 
 def probe_paths(*paths: str) -> str:
@@ -58,12 +56,12 @@ def host_listener() -> Iterator[socket.socket]:
 
 
 def test_fork_bomb(grader: Grader) -> None:
-    assert run_hostile(grader, "import os\nwhile True:\n    os.fork()") == "runtime_error"
+    assert hostile_verdict(grader, "import os\nwhile True:\n    os.fork()") == "runtime_error"
 
 
 def test_fork_bomb_that_swallows_errors_until_the_wall_time(grader: Grader) -> None:
     code = "import os\nwhile True:\n    try:\n        os.fork()\n    except OSError:\n        pass"
-    assert run_hostile(grader, code) == "timeout"
+    assert hostile_verdict(grader, code) == "timeout"
 
 
 def test_thread_bomb(grader: Grader) -> None:
@@ -72,42 +70,42 @@ def test_thread_bomb(grader: Grader) -> None:
         "while True:\n"
         "    threading.Thread(target=time.sleep, args=(0.2,)).start()\n"
     )
-    assert run_hostile(grader, code) == "runtime_error"
+    assert hostile_verdict(grader, code) == "runtime_error"
 
 
 def test_memory_bomb_bytes(grader: Grader) -> None:
-    assert run_hostile(grader, "x = bytearray(64 * 1024**3)") == "memory_limit"
+    assert hostile_verdict(grader, "x = bytearray(64 * 1024**3)") == "memory_limit"
 
 
 def test_memory_bomb_tensor(grader: Grader) -> None:
-    assert run_hostile(grader, "import torch\nx = torch.empty(2**34)") == "memory_limit"
+    assert hostile_verdict(grader, "import torch\nx = torch.empty(2**34)") == "memory_limit"
 
 
 def test_memory_bomb_growing(grader: Grader) -> None:
     code = "chunks = []\nwhile True:\n    chunks.append(bytearray(32 * 1024**2))"
-    assert run_hostile(grader, code, limits=Limits(memory_mb=256)) == "memory_limit"
+    assert hostile_verdict(grader, code, limits=Limits(memory_mb=256)) == "memory_limit"
 
 
 def test_infinite_loop(grader: Grader) -> None:
-    assert run_hostile(grader, "while True:\n    pass") == "timeout"
+    assert hostile_verdict(grader, "while True:\n    pass") == "timeout"
 
 
 def test_sleep(grader: Grader) -> None:
-    assert run_hostile(grader, "import time\ntime.sleep(3600)") == "timeout"
+    assert hostile_verdict(grader, "import time\ntime.sleep(3600)") == "timeout"
 
 
 def test_huge_output(grader: Grader) -> None:
-    assert run_hostile(grader, "while True:\n    print('A' * 10000)") == "output_limit"
+    assert hostile_verdict(grader, "while True:\n    print('A' * 10000)") == "output_limit"
 
 
 def test_huge_stderr(grader: Grader) -> None:
     code = "import sys\nwhile True:\n    sys.stderr.write('E' * 10000)"
-    assert run_hostile(grader, code) == "output_limit"
+    assert hostile_verdict(grader, code) == "output_limit"
 
 
 def test_huge_file(grader: Grader) -> None:
     code = "with open('big', 'wb') as f:\n    while True:\n        f.write(b'x' * 2**20)"
-    assert run_hostile(grader, code) == "runtime_error"
+    assert hostile_verdict(grader, code) == "runtime_error"
 
 
 def test_filling_tmp_and_shm_shares_the_scratch_cap(grader: Grader) -> None:
@@ -121,12 +119,12 @@ def test_filling_tmp_and_shm_shares_the_scratch_cap(grader: Grader) -> None:
         "    except OSError as e:\n"
         "        print(d, e.errno)\n"
     )
-    assert run_hostile(grader, code, "/tmp 28\n/dev/shm 28") == "passed"
+    assert hostile_verdict(grader, code, "/tmp 28\n/dev/shm 28") == "passed"
 
 
 def test_exhausting_open_files(grader: Grader) -> None:
     code = "files = []\nwhile True:\n    files.append(open('/dev/null'))"
-    assert run_hostile(grader, code) == "runtime_error"
+    assert hostile_verdict(grader, code) == "runtime_error"
 
 
 # --- network --------------------------------------------------------------------------------
@@ -142,7 +140,7 @@ def test_network_has_only_a_downed_loopback(grader: Grader) -> None:
         "reply = fcntl.ioctl(socket.socket(socket.AF_UNIX), 0x8913, request)  # SIOCGIFFLAGS\n"
         "print('lo up' if struct.unpack('16sH14s', reply)[1] & 1 else 'lo down')\n"
     )
-    assert run_hostile(grader, code, "['lo']\n''\nlo down") == "passed"
+    assert hostile_verdict(grader, code, "['lo']\n''\nlo down") == "passed"
 
 
 def test_connecting_to_a_host_loopback_listener_fails(
@@ -159,7 +157,7 @@ def test_connecting_to_a_host_loopback_listener_fails(
         "    except OSError as e:\n"
         "        print(e.errno)\n"
     )
-    assert run_hostile(grader, code, "1\n1") == "passed"
+    assert hostile_verdict(grader, code, "1\n1") == "passed"
     with pytest.raises(BlockingIOError):
         host_listener.accept()
 
@@ -179,7 +177,7 @@ def test_raw_and_netlink_sockets_are_refused(grader: Grader) -> None:
         "a.send(b'unix sockets still work')\n"
         "print(b.recv(100).decode())\n"
     )
-    assert run_hostile(grader, code, "1\n1\n1\nunix sockets still work") == "passed"
+    assert hostile_verdict(grader, code, "1\n1\n1\nunix sockets still work") == "passed"
 
 
 # --- reading the host -----------------------------------------------------------------------
@@ -187,20 +185,24 @@ def test_raw_and_netlink_sockets_are_refused(grader: Grader) -> None:
 
 def test_reading_host_secrets(grader: Grader) -> None:
     paths = ("/etc/shadow", "/etc/hostname", "/root/.bashrc", "/root/.ssh", "/home", "/var/lib")
-    assert run_hostile(grader, probe_paths(*paths), "\n".join([BLOCKED] * len(paths))) == "passed"
+    assert (
+        hostile_verdict(grader, probe_paths(*paths), "\n".join([BLOCKED] * len(paths))) == "passed"
+    )
 
 
 def test_reading_the_repository_app_and_exercises(grader: Grader) -> None:
     paths = [str(REPO / name) for name in ("pyproject.toml", "app", "exercises", "grader", ".git")]
     paths.append(str(REPO / "app" / "main.py"))
-    assert run_hostile(grader, probe_paths(*paths), "\n".join([BLOCKED] * len(paths))) == "passed"
+    assert (
+        hostile_verdict(grader, probe_paths(*paths), "\n".join([BLOCKED] * len(paths))) == "passed"
+    )
 
 
 def test_reading_a_database_file(grader: Grader, tmp_path: Path) -> None:
     database = tmp_path / "app.sqlite3"
     database.write_bytes(b"SQLite format 3\x00 secret rows")
     paths = (str(database), str(tmp_path))
-    assert run_hostile(grader, probe_paths(*paths), f"{BLOCKED}\n{BLOCKED}") == "passed"
+    assert hostile_verdict(grader, probe_paths(*paths), f"{BLOCKED}\n{BLOCKED}") == "passed"
 
 
 def test_only_the_runs_own_processes_are_visible(grader: Grader) -> None:
@@ -209,7 +211,7 @@ def test_only_the_runs_own_processes_are_visible(grader: Grader) -> None:
         "pids = sorted(int(p) for p in os.listdir('/proc') if p.isdigit())\n"
         f"print(pids, os.path.exists('/proc/{os.getpid()}'))\n"
     )
-    assert run_hostile(grader, code, "[1] False") == "passed"
+    assert hostile_verdict(grader, code, "[1] False") == "passed"
 
 
 def test_environment_holds_no_host_secret(grader: Grader) -> None:
@@ -251,7 +253,7 @@ def test_signalling_the_host_and_pid_1(grader: Grader) -> None:
         "    pass\n"
         "print('alive', os.getpid())\n"
     )
-    assert run_hostile(grader, code, "3\n3\nalive 1") == "passed"
+    assert hostile_verdict(grader, code, "3\n3\nalive 1") == "passed"
 
 
 def test_tracing_other_processes(grader: Grader) -> None:
@@ -268,7 +270,7 @@ def test_tracing_other_processes(grader: Grader) -> None:
         "except OSError as e:\n"
         "    print('mem', e.errno)\n"
     )
-    verdict = run_hostile(grader, code, "-1 1\n-1 1\nmem 5")
+    verdict = hostile_verdict(grader, code, "-1 1\n-1 1\nmem 5")
     assert verdict in {"passed"}
 
 
@@ -293,7 +295,7 @@ def test_symlinks_and_files_aimed_at_host_paths(grader: Grader) -> None:
         "open('/dev/shm/planted', 'w').write('x')\n"
         "print('planted')\n"
     )
-    assert run_hostile(grader, code, "blocked\nREAD b\nREAD c\nplanted") == "passed"
+    assert hostile_verdict(grader, code, "blocked\nREAD b\nREAD c\nplanted") == "passed"
     assert not os.path.lexists(planted) and not os.path.lexists(planted + "-link")
     assert not os.path.exists("/dev/shm/planted")
 
@@ -311,7 +313,7 @@ def test_writing_outside_the_scratch_space(grader: Grader) -> None:
         "    except OSError as e:\n"
         "        print(e.errno in (1, 13, 30))\n"
     )
-    assert run_hostile(grader, code, "\n".join(["True"] * 8)) == "passed"
+    assert hostile_verdict(grader, code, "\n".join(["True"] * 8)) == "passed"
     import torch
 
     assert not os.path.exists(os.path.join(os.path.dirname(torch.__file__), "evil.py"))
@@ -375,7 +377,7 @@ def test_raw_syscalls_through_ctypes(grader: Grader) -> None:
         for name, args in calls.items()
     )
     expected = "\n".join(f"{name} -1 1" for name in calls)
-    assert run_hostile(grader, code, expected) == "passed"
+    assert hostile_verdict(grader, code, expected) == "passed"
 
 
 def test_clone3_is_hidden_and_threads_still_work(grader: Grader) -> None:
@@ -385,7 +387,7 @@ def test_clone3_is_hidden_and_threads_still_work(grader: Grader) -> None:
         "print(libc.syscall(435, 0, 0), ctypes.get_errno())\n"
         "t = threading.Thread(target=print, args=('thread ok',)); t.start(); t.join()\n"
     )
-    assert run_hostile(grader, code, "-1 38\nthread ok") == "passed"
+    assert hostile_verdict(grader, code, "-1 38\nthread ok") == "passed"
 
 
 # --- privileges -----------------------------------------------------------------------------
@@ -407,7 +409,7 @@ def test_setuid_attempts(grader: Grader) -> None:
         "print([line.split()[1] for line in status.splitlines() if line.startswith(wanted)])\n"
     )
     expected = "True\nTrue\nTrue\nTrue\nTrue\n1000 1000 1000\n['0000000000000000', '1']"
-    assert run_hostile(grader, code, expected) == "passed"
+    assert hostile_verdict(grader, code, expected) == "passed"
 
 
 def test_keyring(grader: Grader) -> None:
@@ -422,7 +424,7 @@ def test_keyring(grader: Grader) -> None:
         "print(libc.syscall(request_key, b'user', b'x', 0, 0), ctypes.get_errno())\n"
         "import os\nprint(os.path.exists('/proc/keys') and len(open('/proc/keys').read()) == 0)\n"
     )
-    assert run_hostile(grader, code, "-1 1\n-1 1\nTrue") == "passed"
+    assert hostile_verdict(grader, code, "-1 1\n-1 1\nTrue") == "passed"
 
 
 # --- stdout, stderr and the verdict ---------------------------------------------------------
@@ -430,7 +432,7 @@ def test_keyring(grader: Grader) -> None:
 
 def test_closing_stdout(grader: Grader) -> None:
     code = "import os\nprint('partial', flush=True)\nos.close(1)\nprint('more')"
-    assert run_hostile(grader, code, "partial") == "runtime_error"
+    assert hostile_verdict(grader, code, "partial") == "runtime_error"
 
 
 def test_hijacking_stdout_with_dup2_and_fake_verdicts(grader: Grader) -> None:
@@ -457,7 +459,7 @@ def test_hijacking_stdout_with_dup2_and_fake_verdicts(grader: Grader) -> None:
 
 def test_exiting_with_success_after_a_crash_report(grader: Grader) -> None:
     code = "import os, sys\nsys.stderr.write('Traceback: fake\\n')\nos._exit(0)"
-    assert run_hostile(grader, code, "") == "passed"
+    assert hostile_verdict(grader, code, "") == "passed"
 
 
 # --- escaping the end of the run ------------------------------------------------------------
@@ -476,11 +478,9 @@ def test_daemonised_grandchild_dies_with_the_run(grader: Grader) -> None:
         "time.sleep(0.2)\n"
         "print('parent done')\n"
     )
-    result = grade(grader, MARK_PROCESS + code, "parent done", limits=QUICK)
-    run = only_run(result)
+    run = only_run(run_hostile(grader, code, "parent done"))
     assert run.verdict == "passed"
     assert run.duration_ms < 1500  # the run ended with its main process, not the daemon
-    assert_host_unharmed(grader)
 
 
 def test_ignoring_signals_does_not_outlive_the_wall_time(grader: Grader) -> None:
@@ -491,4 +491,4 @@ def test_ignoring_signals_does_not_outlive_the_wall_time(grader: Grader) -> None
         "while True:\n"
         "    time.sleep(0.01)\n"
     )
-    assert run_hostile(grader, code) == "timeout"
+    assert hostile_verdict(grader, code) == "timeout"

@@ -17,45 +17,10 @@ import pytest
 
 from grader import Grader, Limits, Result
 
-from .support import (
-    MARK_PROCESS,
-    QUICK,
-    SEED_CODE,
-    SEED_EXPECTED,
-    assert_host_unharmed,
-    grade,
-    only_run,
-)
+from .support import grade, hostile_verdict, only_run, run_hostile
 
 MACHINE = platform.machine()
 SMALL_MEMORY = Limits(wall_time_s=8, cpu_time_s=8, memory_mb=256)
-
-
-def zygote_pids(grader: Grader) -> list[int]:
-    return sorted(
-        pool._zygote.process.pid
-        for pools in grader._groups.values()
-        for pool in pools
-        if pool._zygote is not None
-    )
-
-
-def hostile(grader: Grader, code: str, expected: str = "", limits: Limits = QUICK) -> Result:
-    """Grade marked hostile code; the same zygotes must then grade five normal jobs in a row."""
-    before = zygote_pids(grader)
-    result = grade(grader, MARK_PROCESS + code, expected, limits=limits)
-    for _ in range(5):
-        normal = grade(grader, SEED_CODE, SEED_EXPECTED)
-        assert normal.verdict == "passed", normal
-    assert zygote_pids(grader) == before, "a zygote died and was restarted"
-    assert_host_unharmed(grader)
-    return result
-
-
-def verdict_of(grader: Grader, code: str, expected: str = "", limits: Limits = QUICK) -> str:
-    result = hostile(grader, code, expected, limits)
-    assert result.status == "done", result
-    return only_run(result).verdict
 
 
 # --- signals reach only the run's own processes ---------------------------------------------
@@ -76,7 +41,7 @@ def test_signalling_the_process_group(grader: Grader, attack: str) -> None:
         f"import os, signal\ntry:\n    {attack}\nexcept ProcessLookupError:\n    pass\n"
         "print('alive')\n"
     )
-    assert verdict_of(grader, code, "alive") == "passed"
+    assert hostile_verdict(grader, code, "alive", zygotes_survive=True) == "passed"
 
 
 def test_signalling_the_session_from_a_child(grader: Grader) -> None:
@@ -93,7 +58,7 @@ def test_signalling_the_session_from_a_child(grader: Grader) -> None:
         "os.waitpid(pid, 0)\n"
         "print('alive')\n"
     )
-    assert verdict_of(grader, code, "alive") == "passed"
+    assert hostile_verdict(grader, code, "alive", zygotes_survive=True) == "passed"
 
 
 def test_sigio_to_the_process_group(grader: Grader) -> None:
@@ -109,12 +74,12 @@ def test_sigio_to_the_process_group(grader: Grader) -> None:
         "print('alive', flush=True)\n"
         "os.write(w, b'y')\n"
     )
-    assert verdict_of(grader, code, "alive") == "passed"
+    assert hostile_verdict(grader, code, "alive", zygotes_survive=True) == "passed"
 
 
 def test_the_run_has_a_session_of_its_own(grader: Grader) -> None:
     code = "import os\nprint(os.getsid(0), os.getpgrp(), os.getpid())\n"
-    assert verdict_of(grader, code, "1 1 1") == "passed"
+    assert hostile_verdict(grader, code, "1 1 1", zygotes_survive=True) == "passed"
 
 
 # --- one memory budget per run, all kinds, all processes ------------------------------------
@@ -138,7 +103,9 @@ def test_memory_spread_over_processes(grader: Grader) -> None:
         "    os.waitpid(pid, 0)\n"
         "print('held')\n"
     )
-    assert verdict_of(grader, code, "held", SMALL_MEMORY) == "memory_limit"
+    assert (
+        hostile_verdict(grader, code, "held", SMALL_MEMORY, zygotes_survive=True) == "memory_limit"
+    )
 
 
 def test_sysv_shared_memory_left_after_detaching(grader: Grader) -> None:
@@ -155,7 +122,9 @@ def test_sysv_shared_memory_left_after_detaching(grader: Grader) -> None:
         "    libc.shmdt(ctypes.c_void_p(address))\n"
         "print('held')\n"
     )
-    assert verdict_of(grader, code, "held", SMALL_MEMORY) == "memory_limit"
+    assert (
+        hostile_verdict(grader, code, "held", SMALL_MEMORY, zygotes_survive=True) == "memory_limit"
+    )
 
 
 def test_memfd_contents(grader: Grader) -> None:
@@ -170,12 +139,14 @@ def test_memfd_contents(grader: Grader) -> None:
         "    fds.append(fd)\n"
         "print('held')\n"
     )
-    assert verdict_of(grader, code, "held", SMALL_MEMORY) == "memory_limit"
+    assert (
+        hostile_verdict(grader, code, "held", SMALL_MEMORY, zygotes_survive=True) == "memory_limit"
+    )
 
 
 def test_a_run_within_its_budget_is_unaffected(grader: Grader) -> None:
     code = "x = bytearray(100 * 1024 * 1024)\nprint(len(x) // 2**20)\n"
-    assert verdict_of(grader, code, "100", SMALL_MEMORY) == "passed"
+    assert hostile_verdict(grader, code, "100", SMALL_MEMORY, zygotes_survive=True) == "passed"
 
 
 # --- kernel quotas counted per user stay the run's own --------------------------------------
@@ -229,7 +200,7 @@ def host_user_can_queue_signals_and_make_a_timer(uid: int) -> str:
 
 
 def test_pending_signals_are_capped_per_run(grader: Grader) -> None:
-    result = hostile(grader, _FILL_SIGNALS.replace("{hold}", "0"), limits=QUICK)
+    result = run_hostile(grader, _FILL_SIGNALS.replace("{hold}", "0"), zygotes_survive=True)
     queued = int(only_run(result).stdout.split()[0])
     assert 0 < queued <= 1024
 
@@ -260,7 +231,7 @@ def test_posix_message_queues_are_refused(grader: Grader) -> None:
         "fd = libc.mq_open(b'/hog', 0o100 | 0o2, 0o600, None)\n"
         "print('refused' if fd < 0 else 'opened')\n"
     )
-    assert verdict_of(grader, code, "refused") == "passed"
+    assert hostile_verdict(grader, code, "refused", zygotes_survive=True) == "passed"
 
 
 @pytest.mark.skipif(MACHINE not in ("x86_64", "aarch64"), reason="syscall numbers")
@@ -273,7 +244,7 @@ def test_the_host_wide_aio_pool_is_out_of_reach(grader: Grader) -> None:
         f"result = libc.syscall({number}, 65536, ctypes.byref(context))\n"
         "print('refused' if result != 0 else 'allocated')\n"
     )
-    assert verdict_of(grader, code, "refused") == "passed"
+    assert hostile_verdict(grader, code, "refused", zygotes_survive=True) == "passed"
 
 
 def test_locked_memory_is_capped(grader: Grader) -> None:
@@ -285,7 +256,7 @@ def test_locked_memory_is_capped(grader: Grader) -> None:
         "address = ctypes.addressof(ctypes.c_char.from_buffer(buffer))\n"
         "print('refused' if libc.mlock(ctypes.c_void_p(address), size) != 0 else 'locked')\n"
     )
-    assert verdict_of(grader, code, "refused") == "passed"
+    assert hostile_verdict(grader, code, "refused", zygotes_survive=True) == "passed"
 
 
 # --- the OOM killer keeps picking sandboxed code first --------------------------------------
@@ -301,7 +272,7 @@ def test_oom_score_adj_cannot_be_lowered(grader: Grader) -> None:
         "        pass\n"
         "print(open('/proc/self/oom_score_adj').read().strip())\n"
     )
-    assert verdict_of(grader, code, "1000") == "passed"
+    assert hostile_verdict(grader, code, "1000", zygotes_survive=True) == "passed"
 
 
 # --- whatever a run does to itself is a verdict, never `error` ------------------------------
@@ -357,7 +328,7 @@ def test_oom_score_adj_cannot_be_lowered(grader: Grader) -> None:
 def test_what_a_run_does_to_itself_is_its_own_verdict(
     grader: Grader, code: str, expected: str, verdict: str | None
 ) -> None:
-    result = hostile(grader, code, expected)
+    result = run_hostile(grader, code, expected, zygotes_survive=True)
     assert result.status == "done", result
     run = only_run(result)
     if verdict is None:  # a crash of its own making: which one depends on stack size and speed
@@ -380,4 +351,4 @@ def test_filling_the_process_budget_is_its_own_verdict(grader: Grader) -> None:
         "    pass\n"
         "print(n <= 40)\n"
     )
-    assert verdict_of(grader, code, "True") == "passed"
+    assert hostile_verdict(grader, code, "True", zygotes_survive=True) == "passed"
