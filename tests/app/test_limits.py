@@ -24,6 +24,7 @@ from app import limits
 from app.classes import service as classes
 from app.config import Settings
 from app.db import Database
+from app.main import create_app
 from app.models import QuestionAttempt, RateCount, Submission, User, utcnow
 from tests.app.submissions.conftest import running_app
 from tests.conftest import test_settings as settings_with
@@ -201,6 +202,24 @@ async def test_the_queue_cap_is_per_student_and_said_on_the_page(app: FastAPI) -
         )
         assert_refused(refused, at_most_s=60)
         assert "print(&#39;kept as typed&#39;)" in refused.text
+
+
+async def test_the_grading_queue_is_capped_for_the_whole_site(db: Database, tmp_path: Path) -> None:
+    # GRADER_QUEUE_LIMIT (docs/security.md): queued submissions of all students together.
+    app = create_app(settings_with(tmp_path, **LIMITS, grader_queue_limit=3), database=db)
+    async with client_from(app) as client:
+        for _ in range(3):
+            headers, _ = await make_student(db)
+            response = await client.post(
+                f"/api/exercises/{EXERCISE}/submissions", json={"code": "pass"}, headers=headers
+            )
+            assert response.status_code == 202
+        newcomer, _ = await make_student(db)
+        refused = await client.post(
+            f"/api/exercises/{EXERCISE}/submissions", json={"code": "pass"}, headers=newcomer
+        )
+        assert_refused(refused, at_most_s=5)
+        assert "grading queue is full" in refused.json()["detail"]
 
 
 # --- answers, per student ----------------------------------------------------------------
