@@ -23,6 +23,7 @@ from sqlalchemy import case, func, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.models import Submission, SubmissionMode, SubmissionRun, SubmissionStatus, User, Verdict
+from app.submissions import fairness
 
 KEEP_BYTES = 2048  # of each output of an older attempt: its first and its last KiB
 OUTPUT_FIELDS = ("stdout", "stderr", "diff")
@@ -96,8 +97,8 @@ async def drop_run_copies(
 async def compact(*, session: AsyncSession, user_id: int, exercise_id: str) -> int:
     """Cut the output of this student's finished submissions to this exercise that are
     neither the latest nor the best; returns the bytes freed. Idempotent."""
-    # Lock the user's row first: compactions of one user run one after the other.
-    await session.execute(select(User.id).where(User.id == user_id).with_for_update())
+    # Compactions of one user run one after the other (SQLite has one writer already).
+    await fairness.lock_student(session=session, user_id=user_id)
     mine = (
         (Submission.user_id == user_id)
         & (Submission.exercise_id == exercise_id)
