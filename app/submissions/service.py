@@ -40,10 +40,11 @@ async def create_submission(
 ) -> Submission:
     """Stored `queued`; handed to the graders at once (`dispatched_at`) only if the student
     has fewer than `in_flight_limit` unfinished submissions, else it waits its turn
-    (app/submissions/fairness.py)."""
+    (app/submissions/fairness.py). Call it after `fairness.lock_student` in the same
+    transaction, as the router does before counting what admission depends on: the count
+    of unfinished submissions inside the INSERT is only right then."""
     devices = ["cpu"] if mode == SubmissionMode.RUN else list(exercise.devices)
     now = utcnow()
-    await fairness.lock_student(session=session, user_id=user_id)
     submission = (
         await session.scalars(
             insert(Submission)
