@@ -94,10 +94,13 @@ async def signup(
             )
     else:
         try:
-            await limits.count(
+            user = await service.sign_up(
                 database=get_database(request),
-                limit=limits.signups(_settings(request)),
-                subject=client_address(request),
+                session=session,
+                settings=_settings(request),
+                client=client_address(request),
+                username=credentials.username,
+                password=credentials.password,
             )
         except limits.LimitReached as exc:
             # The form again with what was typed (but the password), and when to try again.
@@ -114,10 +117,6 @@ async def signup(
             )
             refused.headers["Retry-After"] = str(exc.retry_after_s)
             return refused
-        try:
-            user = await service.create_user(
-                session=session, username=credentials.username, password=credentials.password
-            )
         except service.UsernameTaken:
             errors["username"] = gettext("That username is taken; pick another.")
             taken = True

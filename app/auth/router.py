@@ -45,17 +45,16 @@ def _settings(request: Request) -> Settings:
 )
 async def register(body: Credentials, request: Request, session: SessionDep) -> Registered:
     try:
-        await limits.count(
+        user = await service.sign_up(
             database=get_database(request),
-            limit=limits.signups(_settings(request)),
-            subject=client_address(request),
+            session=session,
+            settings=_settings(request),
+            client=client_address(request),
+            username=body.username,
+            password=body.password,
         )
     except limits.LimitReached as exc:
         raise too_many(str(exc), exc.retry_after_s) from None
-    try:
-        user = await service.create_user(
-            session=session, username=body.username, password=body.password
-        )
     except service.UsernameTaken:
         raise conflict("That username is taken.") from None
     token = await tokens.issue_token(

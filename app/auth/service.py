@@ -9,12 +9,14 @@ from sqlalchemy import select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from app import limits
 from app.auth import throttle
 from app.auth.security import hash_password_off_loop, verify_password_off_loop
 from app.auth.sessions import end_all_sessions
 from app.auth.throttle import LoginLimits
 from app.auth.throttle import TooManyAttempts as TooManyAttempts
 from app.auth.tokens import issue_token as issue_token
+from app.config import Settings
 from app.db import Database
 from app.models import Role, User, utcnow
 
@@ -46,6 +48,22 @@ async def create_user(
     except IntegrityError as exc:  # a concurrent sign-up took it between check and insert
         raise UsernameTaken(username) from exc
     return user
+
+
+async def sign_up(
+    *,
+    database: Database,
+    session: AsyncSession,
+    settings: Settings,
+    client: str,
+    username: str,
+    password: str,
+) -> User:
+    """A student's own new account: the sign-up counts against the address's limit first
+    (committed at once, so a taken username counts too), then the account is made.
+    limits.LimitReached or UsernameTaken."""
+    await limits.count(database=database, limit=limits.signups(settings), subject=client)
+    return await create_user(session=session, username=username, password=password)
 
 
 async def set_password(*, session: AsyncSession, user: User, password: str) -> None:
