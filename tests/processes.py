@@ -161,3 +161,13 @@ class Web(Service):
             return httpx.get(f"{self.url}/readyz", timeout=1).status_code == 200
         except httpx.HTTPError:
             return False
+
+
+def sign_up_student(client: httpx.Client) -> dict[str, str]:
+    """A new student signed up through a live web process's API: their bearer header."""
+    response = client.post(
+        "/api/auth/register",
+        json={"username": f"s{uuid.uuid4().hex[:10]}", "password": "correct horse"},
+    )
+    assert response.status_code == 201, response.text
+    return {"Authorization": f"Bearer {response.json()['token']}"}

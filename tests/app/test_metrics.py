@@ -30,7 +30,7 @@ from app.submissions import service
 from app.submissions.distributed import DistributedGrading
 from grader.queueing import actor_for, queue_for
 from tests.helpers import make_student, metric
-from tests.processes import Web, wait_until
+from tests.processes import Web, sign_up_student, wait_until
 
 EXERCISE = "gpu-support-device-independent"  # graded on cpu and cuda
 
@@ -261,7 +261,7 @@ def test_several_web_processes_add_up_and_a_killed_one_stops_counting_as_busy(
 
             # A request the second process is holding (a submission waiting for a grader
             # that is off), then that process is killed: it is busy no more.
-            headers = register(two)
+            headers = sign_up_student(two)
             held = threading.Thread(target=hold, args=(second.url, headers), daemon=True)
             held.start()
             busy = "tensorcamp_http_requests_in_progress"
@@ -274,15 +274,6 @@ def test_several_web_processes_add_up_and_a_killed_one_stops_counting_as_busy(
     finally:
         first.stop()
         second.kill()
-
-
-def register(client: httpx.Client) -> dict[str, str]:
-    response = client.post(
-        "/api/auth/register",
-        json={"username": f"m{uuid.uuid4().hex[:10]}", "password": "correct horse"},
-    )
-    assert response.status_code == 201, response.text
-    return {"Authorization": f"Bearer {response.json()['token']}"}
 
 
 def hold(url: str, headers: dict[str, str]) -> None:

@@ -16,7 +16,16 @@ import redis as redis_client
 from app.config import REPO_ROOT
 from grader.queueing import RunEvent, queue_for, results_stream, workers_key
 from tests.helpers import metric
-from tests.processes import PrivateRedis, Service, Web, psql, stream_entries, wait_until, worker
+from tests.processes import (
+    PrivateRedis,
+    Service,
+    Web,
+    psql,
+    sign_up_student,
+    stream_entries,
+    wait_until,
+    worker,
+)
 
 EXERCISE = "gpu-support-device-independent"
 SOLUTION = (
@@ -81,15 +90,6 @@ def start_worker(tmp_path: Path, stack: dict, threads: int = 2) -> Service:
     return service
 
 
-def register(client: httpx.Client) -> dict[str, str]:
-    response = client.post(
-        "/api/auth/register",
-        json={"username": f"s{uuid.uuid4().hex[:10]}", "password": "correct horse"},
-    )
-    assert response.status_code == 201, response.text
-    return {"Authorization": f"Bearer {response.json()['token']}"}
-
-
 def workers_ready(client: httpx.Client, count: int) -> None:
     wait_until(
         lambda: metric(client.get("/metrics").text, "tensorcamp_workers", device="cpu") == count,
@@ -141,7 +141,7 @@ def test_a_worker_killed_mid_run_is_replaced(tmp_path: Path, stack: dict) -> Non
     web = start_web(tmp_path, stack)
     first = start_worker(tmp_path, stack)
     with httpx.Client(base_url=web.url, timeout=30) as client:
-        headers = register(client)
+        headers = sign_up_student(client)
         workers_ready(client, 1)
         ids = [submit(client, headers, SLOW_SOLUTION) for _ in range(3)]
         wait_until(
@@ -164,7 +164,7 @@ def test_redis_restarted_during_a_burst_of_100(tmp_path: Path, stack: dict) -> N
     start_worker(tmp_path, stack)
     redis = stack["redis"]
     with httpx.Client(base_url=web.url, timeout=30) as client:
-        headers = register(client)
+        headers = sign_up_student(client)
         # A little slow, so that the burst is still running when Redis goes down.
         paced = "import time\ntime.sleep(0.3)\n" + SOLUTION
         ids = [submit(client, headers, paced) for _ in range(100)]
@@ -196,7 +196,7 @@ def test_a_long_queue_keeps_its_place(tmp_path: Path, stack: dict) -> None:
     start_worker(tmp_path, stack, threads=1)
     web = start_web(tmp_path, stack)
     with httpx.Client(base_url=web.url, timeout=30) as client:
-        headers = register(client)
+        headers = sign_up_student(client)
         workers_ready(client, 1)
         paced = "import time\ntime.sleep(0.4)\n" + SOLUTION
         ids = [submit(client, headers, paced) for _ in range(12)]
@@ -216,7 +216,7 @@ def test_a_queued_job_whose_device_left_is_not_kept_waiting(tmp_path: Path, stac
     presence.zadd(cuda, {"a-gpu-host": time.time() + 600})
     web = start_web(tmp_path, stack)
     with httpx.Client(base_url=web.url, timeout=30) as client:
-        headers = register(client)
+        headers = sign_up_student(client)
         [ident] = [submit(client, headers, SOLUTION)]
         wait_until(lambda: queued_on(stack, "cuda") == 1, 30, "the job on the cuda queue")
         presence.zrem(cuda, "a-gpu-host")
@@ -234,7 +234,7 @@ def test_web_restarted_with_jobs_in_flight(tmp_path: Path, stack: dict) -> None:
     start_worker(tmp_path, stack)
     web = start_web(tmp_path, stack)
     with httpx.Client(base_url=web.url, timeout=30) as client:
-        headers = register(client)
+        headers = sign_up_student(client)
         ids = [submit(client, headers, SLOW_SOLUTION) for _ in range(8)]
     web.kill()
     time.sleep(2)  # workers finish runs meanwhile; their events wait in the stream
@@ -253,7 +253,7 @@ def test_a_duplicate_delivery_is_recorded_once(tmp_path: Path, stack: dict) -> N
     start_worker(tmp_path, stack)
     web = start_web(tmp_path, stack)
     with httpx.Client(base_url=web.url, timeout=30) as client:
-        headers = register(client)
+        headers = sign_up_student(client)
         workers_ready(client, 2)
         slow = "import time\ntime.sleep(3)\n" + SOLUTION
         ids = [submit(client, headers, slow) for _ in range(2)]
@@ -339,7 +339,7 @@ def test_six_sleepers_of_one_student_hold_up_another_for_one_run_at_most(
     web = start_web(tmp_path, stack)
     shorten_wall_time(stack)
     with httpx.Client(base_url=web.url, timeout=30) as client:
-        hog, honest = register(client), register(client)
+        hog, honest = sign_up_student(client), sign_up_student(client)
         workers_ready(client, 1)
         sleepers = [submit(client, hog, SLEEPER) for _ in range(6)]
         assert queued_on(stack, "cpu") == 1  # only the first was sent
@@ -363,7 +363,7 @@ def test_waiting_submissions_survive_a_web_restart(tmp_path: Path, stack: dict) 
     start_worker(tmp_path, stack)
     web = start_web(tmp_path, stack)
     with httpx.Client(base_url=web.url, timeout=30) as client:
-        headers = register(client)
+        headers = sign_up_student(client)
         workers_ready(client, 1)
         ids = [submit(client, headers, SLOW_SOLUTION) for _ in range(4)]
     web.kill()
