@@ -135,13 +135,13 @@ def _route_template(scope: Scope, root_path: str) -> str:
     return UNMATCHED
 
 
-def content_security_policy(settings: Settings, *, style_nonce: str = "") -> str:
-    """The policy of every answer. `style_nonce` admits the one <style> element the editor
-    (CodeMirror, app.js) adds, and no other; FRAME_ANCESTORS names who may frame the pages."""
-    directives = dict(CSP)
-    if style_nonce:
-        directives["style-src"] += f" 'nonce-{style_nonce}'"
+def content_security_policy(settings: Settings) -> str:
+    """The policy of every answer, but for its style nonce: `style-src` comes last, so each
+    answer appends its own " 'nonce-...'", which admits the one <style> element the editor
+    (CodeMirror, app.js) adds, and no other. FRAME_ANCESTORS names who may frame the pages."""
+    directives = {name: value for name, value in CSP.items() if name != "style-src"}
     directives["frame-ancestors"] = " ".join(settings.frame_ancestor_list) or "'none'"
+    directives["style-src"] = CSP["style-src"]
     return "; ".join(f"{name} {value}" for name, value in directives.items())
 
 
@@ -152,7 +152,7 @@ class SecurityHeaders:
 
     def __init__(self, app: ASGIApp, settings: Settings) -> None:
         self.app = app
-        self.settings = settings
+        self.policy = content_security_policy(settings)
         self.headers = {
             "x-content-type-options": "nosniff",
             "referrer-policy": "same-origin",
@@ -167,14 +167,10 @@ class SecurityHeaders:
             await self.app(scope, receive, send)
             return
         static = route_path(scope).startswith(STATIC)
-        # The origin the client named (its Host header): a redirect Starlette makes itself
-        # (a trailing slash) would point there; it is sent as a path instead.
-        request_url = URL(scope=scope)
-        own_origin = f"{request_url.scheme}://{request_url.netloc}/"
         # A new nonce for every answer; pages hand it to the editor (base.html's meta tag).
         nonce = secrets.token_urlsafe(16)
         scope.setdefault("state", {})[CSP_NONCE] = nonce
-        policy = content_security_policy(self.settings, style_nonce=nonce)
+        policy = f"{self.policy} 'nonce-{nonce}'"
 
         async def send_with_headers(message: Message) -> None:
             if message["type"] == "http.response.start":
@@ -184,9 +180,16 @@ class SecurityHeaders:
                     headers.setdefault(name, value)
                 if not static:
                     headers.setdefault("cache-control", "no-store")
-                location = headers.get("location", "")
-                if location.startswith(own_origin):
-                    headers["location"] = location[len(own_origin) - 1 :]
+                if location := headers.get("location"):
+                    headers["location"] = _without_own_origin(location, scope)
             await send(message)
 
         await self.app(scope, receive, send_with_headers)
+
+
+def _without_own_origin(location: str, scope: Scope) -> str:
+    """A redirect Starlette makes itself (a trailing slash) points to the origin the client
+    named (its Host header, which it chooses); such a one is sent as a path instead."""
+    request_url = URL(scope=scope)
+    own_origin = f"{request_url.scheme}://{request_url.netloc}/"
+    return location[len(own_origin) - 1 :] if location.startswith(own_origin) else location
