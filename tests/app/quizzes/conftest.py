@@ -1,6 +1,9 @@
 import re
+from pathlib import Path
+from typing import Any
 
 import pytest
+import yaml
 
 from app.content.loader import build_question
 from app.db import Database
@@ -8,6 +11,21 @@ from app.models import Question
 from app.quizzes.kinds import QuestionSource
 from app.quizzes.kinds.fill_in import Blank, FillIn
 from app.quizzes.kinds.multiple_choice import MultipleChoice
+
+
+def write_one_lesson(root: Path, questions: list[dict[str, Any]]) -> Path:
+    """A content folder at `root` of one track and one lesson, `one`, asking `questions`."""
+    lesson = root / "lessons" / "one"
+    lesson.mkdir(parents=True)
+    (root / "tracks.yaml").write_text(
+        yaml.safe_dump([{"slug": "t", "title": "T", "level": "beginner", "lessons": ["one"]}])
+    )
+    (lesson / "lesson.yaml").write_text(
+        yaml.safe_dump({"slug": "one", "title": "One", "level": "beginner", "summary": "S"})
+    )
+    (lesson / "body.md").write_text("Body.\n")
+    (lesson / "questions.yaml").write_text(yaml.safe_dump({"questions": questions}))
+    return root
 
 
 async def _add_question(db: Database, spec: QuestionSource, lesson_slug: str) -> str:

@@ -13,7 +13,6 @@ from typing import Any, ClassVar, Literal
 
 import httpx
 import pytest
-import yaml
 from pydantic import BaseModel, RootModel, StrictBool
 from sqlalchemy import select
 from starlette.datastructures import FormData
@@ -37,7 +36,7 @@ from app.quizzes.kinds import (
     kind_of,
 )
 from app.quizzes.kinds.base import TEMPLATES
-from tests.app.quizzes.conftest import _add_question, question_article
+from tests.app.quizzes.conftest import _add_question, question_article, write_one_lesson
 from tests.helpers import browser_signup, csrf_from, make_student
 
 PARTIALS = REPO_ROOT / "app" / "templates" / TEMPLATES
@@ -288,24 +287,8 @@ def true_false(monkeypatch: pytest.MonkeyPatch) -> TrueFalseKind:
     return kind
 
 
-def _tree(root: Path, questions: list[dict[str, Any]]) -> Path:
-    lesson = root / "lessons" / "one"
-    lesson.mkdir(parents=True)
-    (root / "tracks.yaml").write_text(
-        yaml.safe_dump(
-            [{"slug": "t", "title": "T", "level": "beginner", "lessons": ["one"]}],
-        )
-    )
-    (lesson / "lesson.yaml").write_text(
-        yaml.safe_dump({"slug": "one", "title": "One", "level": "beginner", "summary": "S"})
-    )
-    (lesson / "body.md").write_text("Body.\n")
-    (lesson / "questions.yaml").write_text(yaml.safe_dump(questions))
-    return root
-
-
 def test_a_new_kind_is_read_from_content_files(tmp_path: Path, true_false: TrueFalseKind) -> None:
-    catalog = load_catalog(_tree(tmp_path / "exercises", [true_false.example]))
+    catalog = load_catalog(write_one_lesson(tmp_path / "exercises", [true_false.example]))
     [question] = catalog.lessons[0].questions
     assert (question.kind, question.public, question.key) == ("true_false", {}, {"true": True})
 

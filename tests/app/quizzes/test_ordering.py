@@ -11,7 +11,6 @@ from typing import Any
 
 import httpx
 import pytest
-import yaml
 from sqlalchemy import select
 
 from app.content import ContentError, load_catalog
@@ -26,7 +25,7 @@ from app.quizzes.kinds.ordering import (
     distance,
     largest_in_order,
 )
-from tests.app.quizzes.conftest import add_question, question_article
+from tests.app.quizzes.conftest import add_question, question_article, write_one_lesson
 from tests.helpers import browser_signup, csrf_from, make_student
 
 KIND = KINDS["ordering"]
@@ -459,20 +458,6 @@ async def test_the_page_in_turkish_says_how_far_in_turkish(
 # Content files
 
 
-def _tree(root: Path, questions: list[dict[str, Any]]) -> Path:
-    lesson = root / "lessons" / "one"
-    lesson.mkdir(parents=True)
-    (root / "tracks.yaml").write_text(
-        yaml.safe_dump([{"slug": "t", "title": "T", "level": "beginner", "lessons": ["one"]}])
-    )
-    (lesson / "lesson.yaml").write_text(
-        yaml.safe_dump({"slug": "one", "title": "One", "level": "beginner", "summary": "S"})
-    )
-    (lesson / "body.md").write_text("Body.\n")
-    (lesson / "questions.yaml").write_text(yaml.safe_dump({"questions": questions}))
-    return root
-
-
 def _problems(tmp_path: Path, **changes: Any) -> list[str]:
     question = {
         "id": "one-order",
@@ -482,13 +467,13 @@ def _problems(tmp_path: Path, **changes: Any) -> list[str]:
         "explanation": "E.",
     } | changes
     with pytest.raises(ContentError) as caught:
-        load_catalog(_tree(tmp_path / "exercises", [question]))
+        load_catalog(write_one_lesson(tmp_path / "exercises", [question]))
     return [str(problem) for problem in caught.value.problems]
 
 
 def test_a_well_written_question_loads(tmp_path: Path) -> None:
     catalog = load_catalog(
-        _tree(
+        write_one_lesson(
             tmp_path / "exercises",
             [
                 {
@@ -573,7 +558,7 @@ def _translated(tmp_path: Path, words: list[dict[str, Any]]) -> list[Any]:
         "explanation": "E.",
         "translations": {"tr": {"lines": words}},
     }
-    return load_catalog(_tree(tmp_path / "exercises", [question])).lessons[0].questions
+    return load_catalog(write_one_lesson(tmp_path / "exercises", [question])).lessons[0].questions
 
 
 def test_a_translation_changes_only_the_code(tmp_path: Path) -> None:

@@ -10,7 +10,6 @@ from typing import Any
 
 import httpx
 import pytest
-import yaml
 
 from app.cli import main
 from app.content import ContentError, load_catalog
@@ -18,7 +17,7 @@ from app.db import Database
 from app.quizzes.kinds import KINDS
 from app.quizzes.kinds.predict_output import PredictOutput
 from tests.app.content.course import THIRD_LESSON, write_course
-from tests.app.quizzes.conftest import add_question, question_article
+from tests.app.quizzes.conftest import add_question, question_article, write_one_lesson
 from tests.helpers import browser_signup, csrf_from, make_student
 
 KIND = KINDS["predict_output"]
@@ -227,15 +226,6 @@ async def test_the_page_answers_by_form_and_shows_the_rows(
 
 
 def _tree(root: Path, **changes: Any) -> Path:
-    lesson = root / "lessons" / "one"
-    lesson.mkdir(parents=True)
-    (root / "tracks.yaml").write_text(
-        yaml.safe_dump([{"slug": "t", "title": "T", "level": "beginner", "lessons": ["one"]}])
-    )
-    (lesson / "lesson.yaml").write_text(
-        yaml.safe_dump({"slug": "one", "title": "One", "level": "beginner", "summary": "S"})
-    )
-    (lesson / "body.md").write_text("Body.\n")
     question = {
         "id": "one-predict",
         "kind": "predict_output",
@@ -244,8 +234,7 @@ def _tree(root: Path, **changes: Any) -> Path:
         "expected": EXPECTED,
         "explanation": "E",
     } | changes
-    (lesson / "questions.yaml").write_text(yaml.safe_dump({"questions": [question]}))
-    return root
+    return write_one_lesson(root, [question])
 
 
 WHERE = "exercises/lessons/one/questions.yaml: questions.0.predict_output"
