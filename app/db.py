@@ -8,6 +8,8 @@ from typing import Annotated, Any
 
 from fastapi import Depends, Request
 from sqlalchemy import event
+from sqlalchemy.dialects.postgresql import insert as postgresql_insert
+from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.ext.asyncio import (
     AsyncConnection,
     AsyncEngine,
@@ -102,3 +104,10 @@ async def get_session(
 
 
 SessionDep = Annotated[AsyncSession, Depends(get_session, scope="function")]
+
+
+def insert_for(session: AsyncSession) -> Any:
+    """The dialect's `insert`, which has `on_conflict_do_nothing` and `on_conflict_do_update`
+    (the generic one has neither): PostgreSQL's, or SQLite's."""
+    dialect = session.get_bind().dialect.name
+    return postgresql_insert if dialect == "postgresql" else sqlite_insert

@@ -21,15 +21,12 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
-from typing import Any
 
 from sqlalchemy import delete, update
-from sqlalchemy.dialects.postgresql import insert as postgresql_insert
-from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.config import Settings
-from app.db import Database
+from app.db import Database, insert_for
 from app.i18n import N_
 from app.models import RateCount, utcnow
 
@@ -107,11 +104,6 @@ def join_guesses_by_address(settings: Settings) -> Limit:
     )
 
 
-def _insert_for(session: AsyncSession) -> Any:
-    dialect = session.get_bind().dialect.name
-    return postgresql_insert if dialect == "postgresql" else sqlite_insert
-
-
 async def take(
     *, session: AsyncSession, limit: Limit, subject: str | int, now: datetime | None = None
 ) -> Taken:
@@ -121,7 +113,7 @@ async def take(
     start, end = limit.window(now)
     key = limit.key(subject)
     statement = (
-        _insert_for(session)(RateCount)
+        insert_for(session)(RateCount)
         .values(key=key, window_start=start, ends_at=end, hits=1)
         .on_conflict_do_update(
             index_elements=["key", "window_start"], set_={"hits": RateCount.hits + 1}

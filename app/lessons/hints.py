@@ -13,10 +13,9 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from sqlalchemy import func, select
-from sqlalchemy.dialects.postgresql import insert as postgresql_insert
-from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from app.db import insert_for
 from app.i18n import N_
 from app.models import (
     Exercise,
@@ -171,14 +170,9 @@ async def open_hint(
         if index > 0 and index - 1 not in opened:
             raise HintLocked(OPEN_THE_ONE_BEFORE)
         now = utcnow()
-        insert = (
-            postgresql_insert
-            if session.get_bind().dialect.name == "postgresql"
-            else (sqlite_insert)
-        )
         # Two tabs opening it at once record it once: the first opening is the one kept.
         await session.execute(
-            insert(HintOpening)
+            insert_for(session)(HintOpening)
             .values(user_id=user_id, exercise_id=exercise.id, hint_index=index, opened_at=now)
             .on_conflict_do_nothing(index_elements=["user_id", "exercise_id", "hint_index"])
         )

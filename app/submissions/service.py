@@ -6,12 +6,11 @@ from datetime import datetime, timedelta
 from typing import Any, Literal, NamedTuple
 
 from sqlalchemy import ColumnElement, case, func, insert, select, update
-from sqlalchemy.dialects.postgresql import insert as postgresql_insert
-from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.orm.attributes import set_committed_value
 
 from app import metrics
+from app.db import insert_for
 from app.models import (
     Exercise,
     RevealReason,
@@ -147,7 +146,7 @@ async def record_runs(
     if runs:
         now = utcnow()
         # ON CONFLICT DO NOTHING: a run another process recorded first wins, silently.
-        statement = _insert_for(session)(SubmissionRun).values(
+        statement = insert_for(session)(SubmissionRun).values(
             [
                 {"submission_id": submission_id, "device": run["device"], "run": run,
                  "created_at": now}
@@ -169,11 +168,6 @@ async def record_runs(
     fresh = runs if len(inserted) == len(runs) else []
     await _finish_if_complete(session=session, submission=submission, fresh=fresh)
     return "recorded" if inserted else "duplicate"
-
-
-def _insert_for(session: AsyncSession) -> Any:
-    dialect = session.get_bind().dialect.name
-    return postgresql_insert if dialect == "postgresql" else sqlite_insert
 
 
 async def _finish_if_complete(
@@ -422,7 +416,7 @@ async def solution_reason(
 
 async def give_up(*, session: AsyncSession, user_id: int, exercise_id: str) -> None:
     """Record that the student chose to see the solution; giving up twice is harmless."""
-    statement = _insert_for(session)(SolutionReveal).values(
+    statement = insert_for(session)(SolutionReveal).values(
         user_id=user_id, exercise_id=exercise_id, reason=RevealReason.GAVE_UP, created_at=utcnow()
     )
     await session.execute(
