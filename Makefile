@@ -12,7 +12,8 @@ DEV_STAMP := $(VENV)/.installed-dev
 PYTEST_WORKERS ?= auto
 
 .PHONY: run test test-fast lint typecheck pytest content-check system-deps test-system-deps \
-	install install-dev web worker compose-smoke migrate clean
+	install install-dev web worker compose-smoke migrate clean frontend translations \
+	i18n-update i18n-init
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
