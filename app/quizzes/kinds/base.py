@@ -16,6 +16,7 @@ translation must fit the English (`translation_problems`) and how it is built
 
 from __future__ import annotations
 
+import hashlib
 import json
 from abc import ABC, abstractmethod
 from collections.abc import Mapping
@@ -39,6 +40,12 @@ TranslatedLanguage = Literal["tr"]
 # What a translation block carries besides the translated fields: the fingerprint of the
 # English it was translated from (app/content/translations.py).
 TRANSLATED_FROM = "translated_from"
+
+
+def stable_digest(*parts: str) -> str:
+    """A hex digest of `parts` alone, the same at every visit and in every process: what the
+    ids and orders a student is shown are made from, so that they never depend on chance."""
+    return hashlib.sha256("\x1f".join(parts).encode()).hexdigest()
 
 
 class InvalidAnswer(ValueError):

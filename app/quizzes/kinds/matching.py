@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
 from typing import Any, ClassVar, Literal
 
 from pydantic import BaseModel, Field, RootModel, field_validator
@@ -17,6 +16,7 @@ from app.quizzes.kinds.base import (
     QuestionOut,
     QuestionSource,
     SourceModel,
+    stable_digest,
 )
 
 UNKNOWN_RIGHT = N_("Every value must be one of the right items' ids.")
@@ -68,8 +68,7 @@ class MatchingOut(QuestionOut):
 
 def _item_id(question_id: str, side: str, text: str) -> str:
     """A function of the question and the text only, so that edits elsewhere keep it."""
-    digest = hashlib.sha256("\x1f".join((question_id, side, text)).encode()).hexdigest()
-    return side + digest[:8]
+    return side + stable_digest(question_id, side, text)[:8]
 
 
 def written_in_shown_order(public: MatchingPublic, key: MatchingKey) -> bool:

@@ -7,7 +7,6 @@ answer is told how far it is from the nearest right order (`distance`)."""
 
 from __future__ import annotations
 
-import hashlib
 import heapq
 from collections.abc import Mapping, Sequence
 from graphlib import CycleError, TopologicalSorter
@@ -27,6 +26,7 @@ from app.quizzes.kinds.base import (
     QuestionOut,
     QuestionSource,
     SourceModel,
+    stable_digest,
 )
 
 MAX_LINES = 40
@@ -162,14 +162,11 @@ class OrderingOut(QuestionOut):
 def _public_id(question_id: str, line_id: str) -> str:
     """A function of the question and the line's written id alone: the same in every
     language, and kept when other lines are edited."""
-    digest = hashlib.sha256(f"{question_id}\x1f{line_id}".encode()).hexdigest()
-    return "b" + digest[:8]
+    return "b" + stable_digest(question_id, line_id)[:8]
 
 
 def _shuffled(question_id: str, ids: list[str], attempt: int) -> list[str]:
-    return sorted(
-        ids, key=lambda i: hashlib.sha256(f"{question_id}\x1f{attempt}\x1f{i}".encode()).digest()
-    )
+    return sorted(ids, key=lambda i: stable_digest(question_id, str(attempt), i))
 
 
 def right_order(depends: Mapping[str, Sequence[str]], written: Sequence[str]) -> list[str]:
