@@ -69,15 +69,6 @@ _WRONG = (
 )
 
 
-async def wrong_submissions(*, session: AsyncSession, user_id: int, exercise_id: str) -> int:
-    count = await session.scalar(
-        select(func.count())
-        .select_from(Submission)
-        .where(Submission.user_id == user_id, Submission.exercise_id == exercise_id, *_WRONG)
-    )
-    return int(count or 0)
-
-
 async def openings(
     *, session: AsyncSession, user_id: int, exercise_ids: list[str]
 ) -> dict[str, dict[int, datetime]]:
@@ -93,15 +84,27 @@ async def openings(
     return found
 
 
+async def _progress(
+    *, session: AsyncSession, user_id: int, exercise_ids: list[str]
+) -> tuple[dict[str, int], dict[str, dict[int, datetime]]]:
+    """exercise id -> the student's wrong graded submissions, and -> their openings (two
+    queries, whatever the number of exercises)."""
+    wrong = await session.execute(
+        select(Submission.exercise_id, func.count())
+        .where(Submission.user_id == user_id, Submission.exercise_id.in_(exercise_ids))
+        .where(*_WRONG)
+        .group_by(Submission.exercise_id)
+    )
+    counts = {exercise_id: int(count) for exercise_id, count in wrong.all()}
+    return counts, await openings(session=session, user_id=user_id, exercise_ids=exercise_ids)
+
+
 async def hints_of(
     *, session: AsyncSession, user_id: int, exercise: Exercise, language: str
 ) -> Hints:
     """The exercise's hints as this student may see them, in `language`."""
-    wrong = await wrong_submissions(session=session, user_id=user_id, exercise_id=exercise.id)
-    opened = (await openings(session=session, user_id=user_id, exercise_ids=[exercise.id])).get(
-        exercise.id, {}
-    )
-    return _hints(exercise, wrong, opened, language)
+    wrong, opened = await _progress(session=session, user_id=user_id, exercise_ids=[exercise.id])
+    return _hints(exercise, wrong.get(exercise.id, 0), opened.get(exercise.id, {}), language)
 
 
 async def lesson_hints(
@@ -113,20 +116,8 @@ async def lesson_hints(
     if not with_hints:
         return {}
     ids = [e.id for e in with_hints]
-    wrong = dict(
-        (
-            await session.execute(
-                select(Submission.exercise_id, func.count())
-                .where(Submission.user_id == user_id, Submission.exercise_id.in_(ids))
-                .where(*_WRONG)
-                .group_by(Submission.exercise_id)
-            )
-        ).all()
-    )
-    opened = await openings(session=session, user_id=user_id, exercise_ids=ids)
-    return {
-        e.id: _hints(e, int(wrong.get(e.id, 0)), opened.get(e.id, {}), language) for e in with_hints
-    }
+    wrong, opened = await _progress(session=session, user_id=user_id, exercise_ids=ids)
+    return {e.id: _hints(e, wrong.get(e.id, 0), opened.get(e.id, {}), language) for e in with_hints}
 
 
 def _hints(exercise: Exercise, wrong: int, opened: dict[int, datetime], language: str) -> Hints:
@@ -159,10 +150,10 @@ async def open_hint(
     if not 1 <= number <= len(exercise.hints):
         raise LookupError(NO_SUCH_HINT)
     index = number - 1
-    wrong = await wrong_submissions(session=session, user_id=user_id, exercise_id=exercise.id)
-    opened = (await openings(session=session, user_id=user_id, exercise_ids=[exercise.id])).get(
-        exercise.id, {}
+    counts, openings_of = await _progress(
+        session=session, user_id=user_id, exercise_ids=[exercise.id]
     )
+    wrong, opened = counts.get(exercise.id, 0), openings_of.get(exercise.id, {})
     if index not in opened:
         needed = number * exercise.hints_after
         if wrong < needed:
