@@ -122,24 +122,3 @@ def _order(event: Event) -> tuple[datetime, int, int]:
     if isinstance(event, SubmissionEvent):
         return (event.at, 1, event.submission.id)
     return (event.at, 2, event.opening.id)
-
-
-async def student_submissions(
-    *,
-    session: AsyncSession,
-    student_id: int,
-    lesson_slug: str | None,
-    limit: int,
-    before: int | None,
-) -> list[Submission]:
-    """A student's submissions, newest first, at most `limit` below the id `before`;
-    `lesson_slug` narrows them to one lesson's exercises."""
-    query = select(Submission).where(Submission.user_id == student_id)
-    if lesson_slug:
-        query = query.join(Exercise, Exercise.id == Submission.exercise_id).where(
-            Exercise.lesson_slug == lesson_slug
-        )
-    if before is not None:
-        query = query.where(Submission.id < before)
-    rows = await session.scalars(query.order_by(Submission.id.desc()).limit(limit))
-    return list(rows.all())

@@ -9,7 +9,7 @@ from fastapi.responses import Response
 
 from app import limits
 from app.auth.dependencies import Teacher, client_address
-from app.classes import drilldown, guesses, service
+from app.classes import guesses, service
 from app.classes.access import (
     ClassId,
     LessonSlug,
@@ -52,8 +52,9 @@ from app.classes.schemas import (
 from app.db import SessionDep, get_database
 from app.errors import not_found, too_many
 from app.ids import DbId
-from app.models import Classroom, Submission, utcnow
+from app.models import Classroom, utcnow
 from app.submissions import paging
+from app.submissions import service as submissions
 from app.submissions.present import expected_for, submission_out
 from app.submissions.schemas import SubmissionOut
 from app.urls import public_url
@@ -310,8 +311,8 @@ async def student_submissions(
     in the `Link` header. Outputs are previews: the submission on its own has them all."""
     await own_class(session=session, teacher=teacher, class_id=class_id)
     await class_student(session=session, class_id=class_id, student_id=student_id)
-    rows = await drilldown.student_submissions(
-        session=session, student_id=student_id, lesson_slug=lesson, limit=limit + 1, before=before
+    rows = await submissions.list_own_submissions(
+        session=session, user_id=student_id, lesson_slug=lesson, limit=limit + 1, before=before
     )
     page = paging.one_page(rows, limit=limit, request=request, response=response)
     return [submission_out(s, with_code=True, teacher=True, preview=True) for s in page]
@@ -328,8 +329,10 @@ async def student_submission(
     """One submission of a student of the class, with its code and its stored output."""
     await own_class(session=session, teacher=teacher, class_id=class_id)
     await class_student(session=session, class_id=class_id, student_id=student_id)
-    submission = await session.get(Submission, submission_id)
-    if submission is None or submission.user_id != student_id:
+    submission = await submissions.get_own_submission(
+        session=session, user_id=student_id, submission_id=submission_id
+    )
+    if submission is None:
         raise not_found("Submission")
     expected = await expected_for(session=session, submission=submission)
     return submission_out(submission, with_code=True, teacher=True, expected=expected)

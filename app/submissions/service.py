@@ -77,14 +77,20 @@ async def list_own_submissions(
     *,
     session: AsyncSession,
     user_id: int,
-    exercise_id: str,
+    exercise_id: str | None = None,
+    lesson_slug: str | None = None,
     limit: int = 20,
     before: int | None = None,
 ) -> list[Submission]:
-    """One page, newest first: at most `limit` submissions with an id below `before`."""
-    query = select(Submission).where(
-        Submission.user_id == user_id, Submission.exercise_id == exercise_id
-    )
+    """One page of the user's submissions, newest first: at most `limit` with an id below
+    `before`, to one exercise, or to one lesson's exercises, or (neither) to any."""
+    query = select(Submission).where(Submission.user_id == user_id)
+    if exercise_id is not None:
+        query = query.where(Submission.exercise_id == exercise_id)
+    if lesson_slug:
+        query = query.join(Exercise, Exercise.id == Submission.exercise_id).where(
+            Exercise.lesson_slug == lesson_slug
+        )
     if before is not None:
         query = query.where(Submission.id < before)
     rows = await session.scalars(query.order_by(Submission.id.desc()).limit(limit))
