@@ -16,9 +16,7 @@ from fastapi import FastAPI
 
 from app.auth.service import issue_token
 from app.cli import main
-from app.main import create_app
 from app.models import User
-from tests import conftest as root
 from tests.app.content.variant_content import (
     EXERCISE,
     HARD_CODED,
@@ -29,8 +27,8 @@ from tests.app.content.variant_content import (
     VARIANT_SETUPS,
     write_course,
 )
+from tests.app.submissions.conftest import running_app
 from tests.helpers import bearer, register
-from tests.processes import psql
 
 SECRETS = (*VARIANT_NAMES, *VARIANT_SETUPS, *VARIANT_OUTPUTS, "hidden_runs", "4321", "-7000")
 HIDDEN_FAILED = "Passed the example, failed a hidden check"
@@ -44,23 +42,8 @@ async def variants_app(
     tree = write_course(tmp)
     # The expected outputs of the hidden variants, made by the real sandbox from the solution.
     assert main(["content", "check", "--run", "--write-variants", "--path", str(tree)]) == 0
-    name = None
-    if request.param == "sqlite":
-        url = f"sqlite:///{tmp / 'variants.db'}"
-    else:
-        name = f"tc_variants_{uuid.uuid4().hex[:10]}"
-        psql(f'CREATE DATABASE "{name}"')
-        url = f"postgresql://postgres@127.0.0.1:5432/{name}"
-    settings = root.test_settings(
-        tmp, database_url=url, content_dir=tree, submissions_per_minute=30
-    )
-    app = create_app(settings)
-    try:
-        async with app.router.lifespan_context(app):
-            yield app
-    finally:
-        if name:
-            psql(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+    async with running_app(request.param, tmp, content_dir=tree, submissions_per_minute=30) as app:
+        yield app
 
 
 @pytest.fixture
