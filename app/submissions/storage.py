@@ -135,10 +135,23 @@ async def compact(*, session: AsyncSession, user_id: int, exercise_id: str) -> i
         )
         if changed and getattr(done, "rowcount", 0) == 1:
             freed += runs_bytes(runs or []) - runs_bytes(cut_runs)
-    # Runs of a submission that ended without copying them (a platform error part-way).
+    # Only a submission that holds no runs (one a platform error ended part-way) may still
+    # have their output in submission_runs: a finish that copies them empties those rows.
+    freed += await _cut_uncopied_runs(
+        session=session, submission_ids=[ident for ident, runs in older if not runs]
+    )
+    await add_stored_bytes(session=session, user_id=user_id, delta=-freed)
+    return freed
+
+
+async def _cut_uncopied_runs(*, session: AsyncSession, submission_ids: list[int]) -> int:
+    """Cut the output of these submissions' rows in submission_runs; the bytes freed."""
+    if not submission_ids:
+        return 0
+    freed = 0
     leftovers = await session.execute(
         select(SubmissionRun.id, SubmissionRun.run).where(
-            SubmissionRun.submission_id.in_([row[0] for row in older])
+            SubmissionRun.submission_id.in_(submission_ids)
         )
     )
     for run_id, run in leftovers.all():
@@ -151,5 +164,4 @@ async def compact(*, session: AsyncSession, user_id: int, exercise_id: str) -> i
                 .execution_options(synchronize_session=False)
             )
             freed += output_bytes(run) - output_bytes(shorter)
-    await add_stored_bytes(session=session, user_id=user_id, delta=-freed)
     return freed
