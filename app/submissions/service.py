@@ -149,13 +149,18 @@ async def record_runs(
         await session.flush()
         return "retry"
     inserted: set[str] = set()
+    devices = [run["device"] for run in runs]
+    distinct = len(set(devices)) == len(devices)
+    # Runs that complete the submission go into it whole right below (_finish_if_complete):
+    # their rows in submission_runs are stored without output in the first place.
+    completes = distinct and set(submission.devices) <= set(devices)
     if runs:
         now = utcnow()
         # ON CONFLICT DO NOTHING: a run another process recorded first wins, silently.
         statement = insert_for(session)(SubmissionRun).values(
             [
-                {"submission_id": submission_id, "device": run["device"], "run": run,
-                 "created_at": now}
+                {"submission_id": submission_id, "device": run["device"],
+                 "run": storage.without_output(run) if completes else run, "created_at": now}
                 for run in runs
             ]
         )  # fmt: skip
@@ -169,16 +174,20 @@ async def record_runs(
         metrics.runs_recorded(
             session, submitted_at=submission.created_at, recorded_at=now, runs=new_runs
         )
-    # When every run was new and they cover every device (the embedded grader reports them
-    # all at once), they are what is stored: no need to read them back.
-    fresh = runs if len(inserted) == len(runs) else []
-    await _finish_if_complete(session=session, submission=submission, fresh=fresh)
+    # The new runs are what is stored for their devices: no need to read them back (the
+    # embedded grader reports every device at once).
+    fresh = [run for run in runs if run["device"] in inserted] if distinct else []
+    await _finish_if_complete(
+        session=session, submission=submission, fresh=fresh, bare=inserted if completes else set()
+    )
     return "recorded" if inserted else "duplicate"
 
 
 async def _finish_if_complete(
-    *, session: AsyncSession, submission: Submission, fresh: list[dict[str, Any]]
+    *, session: AsyncSession, submission: Submission, fresh: list[dict[str, Any]], bare: set[str]
 ) -> None:
+    """`fresh`: the runs just recorded, whole; `bare`: the devices among them whose rows
+    in submission_runs were stored without output."""
     stored = {run["device"]: run for run in fresh}
     if not set(submission.devices) <= set(stored):
         stored = {
@@ -186,7 +195,7 @@ async def _finish_if_complete(
             for row in await session.scalars(
                 select(SubmissionRun).where(SubmissionRun.submission_id == submission.id)
             )
-        }
+        } | stored
     if not set(submission.devices) <= set(stored):
         return
     runs = [stored[device] for device in submission.devices]
@@ -222,7 +231,8 @@ async def _finish_if_complete(
         metrics.submission_finished(
             session, mode=submission.mode, status=outcome["status"], verdict=outcome["verdict"]
         )
-        await storage.drop_run_copies(session=session, submission_id=submission.id, runs=runs)
+        copied = [run for run in runs if run["device"] not in bare]
+        await storage.drop_run_copies(session=session, submission_id=submission.id, runs=copied)
         await storage.compact(
             session=session, user_id=submission.user_id, exercise_id=submission.exercise_id
         )
