@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from tests.browser.conftest import Visitor, VisitorFactory, sign_up, unique
+from tests.browser.conftest import Visitor, VisitorFactory, playwright_api, sign_up, unique
 from tests.browser.test_question_kinds import answer_ordering_by_keyboard, answer_predict_output
 from tests.processes import Web
 
@@ -171,7 +171,8 @@ def work_on_the_exercise(v: Visitor) -> None:
     assert table.locator("tr.differs").count() >= 2
     assert "tensor([[3., 3., 3.]," in table.inner_text()
     assert "[[3.0, 3.0, 3.0], [3.0, 3.0, 3.0]]" in table.inner_text()
-    assert exercise.locator("section.history ol.attempts > li").count() == 1
+    # The history is fetched after the verdict is shown, so wait for it rather than race it.
+    playwright_api.expect(exercise.locator("section.history ol.attempts > li")).to_have_count(1)
     v.audit("lesson-failed-submission")
     exercise.scroll_into_view_if_needed()
     v.shot("submission-failed", exercise)

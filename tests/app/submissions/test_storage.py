@@ -508,9 +508,8 @@ async def test_the_migration_counts_what_was_stored_and_keeps_it_once(empty_url:
                 20 + 1 + output_size(finished[0]) + output_size(finished[1]) + output_size(partial)
             )
             assert await counter(session, 2) == 0
-            copies: dict[int, Any] = dict(
-                (await session.execute(select(SubmissionRun.id, SubmissionRun.run))).tuples().all()
-            )
+            stored = (await session.execute(select(SubmissionRun.id, SubmissionRun.run))).all()
+            copies: dict[int, Any] = {row_id: run for row_id, run in stored}
             assert output_size(copies[1]) == 0 and copies[1]["verdict"] == "wrong_output"
             assert copies[3] == partial  # the unfinished one still needs its run
             assert (await runs_of(session, 1)) == (False, finished)
