@@ -19,9 +19,10 @@ from __future__ import annotations
 from collections import defaultdict
 from dataclasses import dataclass
 from datetime import datetime
+from functools import cache
 from typing import Any
 
-from sqlalchemy import ColumnElement, and_, case, func, or_, select, update
+from sqlalchemy import ColumnElement, Integer, and_, bindparam, case, func, or_, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.orm import aliased
 
@@ -72,11 +73,30 @@ async def release_next(*, session: AsyncSession, limit: int, after: int | None =
     the student whose submission `after` just finished, or (None) of every student, as a
     sweep. Returns their ids in turns: each student's oldest first, then each one's
     second, and so on."""
-    scope = waiting()
     if after is not None:
         finished = aliased(Submission)
         owner = select(finished.user_id).where(finished.id == after).scalar_subquery()
         await lock_student(session=session, user_id=owner)
+    released = await session.execute(
+        _release_statement(after is not None),
+        {"limit": limit, "after": after, "now": utcnow()},
+        execution_options={"synchronize_session": "fetch"},
+    )
+    return in_turns([(row[0], row[1]) for row in released])
+
+
+@cache
+def _release_statement(of_one_student: bool) -> Any:
+    """Built once: this runs after every grading, and building (and keying for the
+    compiled-statement cache) its aliased subqueries cost more than running it."""
+    scope = waiting()
+    if of_one_student:
+        finished = aliased(Submission)
+        owner = (
+            select(finished.user_id)
+            .where(finished.id == bindparam("after", type_=Integer))
+            .scalar_subquery()
+        )
         scope &= Submission.user_id == owner
     turn = func.row_number().over(partition_by=Submission.user_id, order_by=Submission.id)
     line = select(Submission.id, Submission.user_id, turn.label("turn")).where(scope).subquery()
@@ -87,14 +107,13 @@ async def release_next(*, session: AsyncSession, limit: int, after: int | None =
         .where(flying.user_id == line.c.user_id, in_flight(flying))
         .scalar_subquery()
     )
-    released = await session.execute(
+    room = bindparam("limit", type_=Integer) - busy
+    return (
         update(Submission)
-        .where(Submission.id.in_(select(line.c.id).where(line.c.turn <= limit - busy)))
-        .values(dispatched_at=utcnow())
+        .where(Submission.id.in_(select(line.c.id).where(line.c.turn <= room)))
+        .values(dispatched_at=bindparam("now", type_=Submission.dispatched_at.type))
         .returning(Submission.id, Submission.user_id)
-        .execution_options(synchronize_session="fetch")
     )
-    return in_turns([(row[0], row[1]) for row in released])
 
 
 def in_turns(rows: list[tuple[int, int]]) -> list[int]:
