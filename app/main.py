@@ -16,7 +16,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.middleware.sessions import SessionMiddleware
 from starlette.middleware.trustedhost import TrustedHostMiddleware
 
-from app import apidocs, migrations, operations
+from app import apidocs, errors, migrations, operations
 from app.auth import pages as auth_pages
 from app.auth import router as auth_router
 from app.auth.dependencies import SESSION_COOKIE, require_csrf
@@ -62,6 +62,10 @@ def _install_error_handlers(app: FastAPI) -> None:
     @app.exception_handler(StarletteHTTPException)
     async def http_error(request: Request, exc: StarletteHTTPException) -> Response:
         headers = getattr(exc, "headers", None)
+        if exc.status_code == 400 and exc.detail == errors.UNREADABLE_BODY:
+            return JSONResponse({"detail": errors.unreadable_body()}, 422)
+        if exc.status_code == 405:
+            headers = {"Allow": errors.allowed_methods(request.app, request.url.path)}
         if _wants_html(request):
             return render(
                 request,

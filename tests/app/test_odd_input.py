@@ -254,3 +254,35 @@ async def test_percent_encoded_surrogate_bytes_in_a_form_are_replaced_not_a_500(
     )
     assert response.status_code < 500
     assert response.status_code != 303  # not signed up
+
+
+@pytest.mark.parametrize(
+    "body", [b"\xff\xfe{", b'{"username": "\xe9"}', b"\x80"], ids=["bom", "latin1", "stray"]
+)
+async def test_a_body_that_is_not_utf8_is_a_422_naming_the_body(
+    client: httpx.AsyncClient, body: bytes
+) -> None:
+    """FastAPI answers a body it cannot decode with a 400 that no operation documents; every
+    other malformed body is a 422, so this one is too."""
+    response = await client.post(
+        "/api/auth/token", content=body, headers={"Content-Type": "application/json"}
+    )
+    assert response.status_code == 422, response.text
+    assert response.json()["detail"][0]["loc"] == ["body"]
+
+
+@pytest.mark.parametrize(
+    ("method", "path", "allowed"),
+    [
+        ("PUT", "/api/me/tokens", {"GET", "POST"}),  # two routes, declared apart
+        ("DELETE", "/api/exercises/x/submissions", {"GET", "POST"}),
+        ("POST", "/api/classes/1", {"GET", "PATCH"}),
+    ],
+)
+async def test_a_405_names_every_method_the_path_has(
+    client: httpx.AsyncClient, method: str, path: str, allowed: set[str]
+) -> None:
+    response = await client.request(method, path)
+    assert response.status_code == 405
+    named = {m.strip() for m in response.headers["allow"].split(",")} - {"HEAD"}
+    assert named == allowed
