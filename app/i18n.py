@@ -235,6 +235,9 @@ def js_messages() -> dict[str, str]:
         "output": _("Output"),
         "duration": _("{ms} ms"),
         "exit_code": _("exit code {code}"),
+        "timeout_detail": _(
+            "stopped after the time limit of {seconds} s; look for a loop that never ends"
+        ),
         "history_title": _("Your submissions"),
         "try_out_run": _("try-out run, not graded"),
         "show_code": _("Code"),

@@ -17,7 +17,7 @@ from app.config import REPO_ROOT
 from app.i18n import N_
 from app.lessons import workbench
 from app.middleware import CSP_NONCE
-from app.submissions import diff
+from app.submissions import diff, present
 
 env = jinja2.Environment(
     loader=jinja2.FileSystemLoader(REPO_ROOT / "app" / "templates"),
@@ -57,6 +57,8 @@ env.globals["verdict_label"] = workbench.verdict_label
 env.globals["comparison_rows"] = diff.rows_for
 env.globals["trim_lines"] = workbench.trim_lines
 env.globals["hidden_checks"] = workbench.hidden_checks
+env.globals["run_detail"] = present.run_detail
+env.globals["shows_exit_code"] = present.shows_exit_code
 
 
 def language_links(request: Request) -> list[dict[str, Any]]:

@@ -54,6 +54,12 @@ export function compareTable(rows) {
   );
 }
 
+/** A run's detail in the page's language: the API words a timeout in English, with its limit. */
+export function runDetail(run) {
+  const limit = run.verdict === "timeout" ? /([0-9]+(?:\.[0-9]+)?) s\b/.exec(run.detail) : null;
+  return limit ? t("timeout_detail", { seconds: limit[1] }) : run.detail;
+}
+
 export function runResult(run, mode) {
   const head = el(
     "p",
@@ -63,10 +69,12 @@ export function runResult(run, mode) {
     el("strong", {}, verdictLabel(run.verdict)),
   );
   if (run.duration_ms) head.append(` · ${t("duration", { ms: run.duration_ms })}`);
-  if (run.exit_code !== null && run.exit_code !== undefined && run.exit_code !== 0) {
+  // A timeout's exit code is the grader's kill (-9): the limit says more (app/submissions/present.py).
+  const timedOut = run.verdict === "timeout";
+  if (run.exit_code !== null && run.exit_code !== undefined && run.exit_code !== 0 && !timedOut) {
     head.append(` · ${t("exit_code", { code: run.exit_code })}`);
   }
-  if (run.detail && run.verdict !== "not_graded") head.append(` · ${run.detail}`);
+  if (run.detail && run.verdict !== "not_graded") head.append(` · ${runDetail(run)}`);
   const box = el("div", { class: `run verdict-${run.verdict}` }, head);
   if (run.hint) box.append(el("p", { class: "alert hint-device" }, run.hint));
   if (run.rows) {

@@ -1,17 +1,25 @@
 from __future__ import annotations
 
+import re
 from typing import Annotated, Any
 from urllib.parse import urlsplit
 
 from fastapi import APIRouter, Form, HTTPException, Request, status
 from fastapi.responses import RedirectResponse, Response
 from pydantic import ValidationError
+from pydantic_core import ErrorDetails
 
-from app import limits
+from app import forms, limits
 from app.auth import passwords, service, sessions, tokens
 from app.auth.dependencies import OptionalUser, client_address, log_in, log_out, session_key
 from app.auth.router import BAD_LOGIN, DISABLED
-from app.auth.schemas import Credentials, TokenRequest
+from app.auth.schemas import (
+    USERNAME_MAX,
+    USERNAME_PATTERN,
+    Credentials,
+    TokenRequest,
+    fold_username,
+)
 from app.auth.throttle import LoginLimits, Refusal
 from app.config import Settings
 from app.db import SessionDep, get_database
@@ -23,10 +31,11 @@ from app.templating import render
 
 router = APIRouter(include_in_schema=False)
 
-USERNAME_RULE = N_("Use 3 to 32 characters: lowercase letters, digits, _ . or -.")
-TOO_SHORT = N_("Use at least 8 characters.")
-TOO_LONG = N_("Use at most %(max)s characters.")
+USERNAME_CHARACTERS = N_(
+    "%(field)s: use only lowercase letters a–z, digits and _ . - (not %(found)s)."
+)
 TOKEN_DAYS = (7, 30, 90, 365)
+TOKEN_DAYS_RULE = N_("%(field)s: pick one of the listed durations.")
 
 
 def safe_next(target: str | None) -> str:
@@ -48,15 +57,21 @@ def _settings(request: Request) -> Settings:
     return settings
 
 
-def _password_error(error_type: str) -> str:
-    if error_type == "string_too_short":
-        return gettext(TOO_SHORT)
-    if error_type == "string_too_long":
-        return gettext(TOO_LONG) % {"max": passwords.MAX_LENGTH}
-    try:
-        return gettext(passwords.MESSAGES[passwords.PasswordProblem(error_type)])
-    except ValueError:
-        return gettext(TOO_SHORT)
+def _credentials_error(error: ErrorDetails) -> str:
+    """One field's error on the sign-up form, naming the field and the rule."""
+    field = error["loc"][0]
+    if field == "username":
+        label = gettext("Username")
+        given = error.get("input")
+        if error["type"] == "string_pattern_mismatch" and isinstance(given, str):
+            odd = dict.fromkeys(ch for ch in given if not re.fullmatch(USERNAME_PATTERN, ch))
+            found = ", ".join(f"“{ch}”" for ch in list(odd)[:5])
+            return gettext(USERNAME_CHARACTERS) % {"field": label, "found": found}
+        return forms.describe(label, error)
+    problem = next((p for p in passwords.PasswordProblem if p.value == error["type"]), None)
+    if problem is not None:
+        return gettext(passwords.MESSAGES[problem])
+    return forms.describe(gettext("Password"), error)
 
 
 async def _start(request: Request, session: SessionDep, user: User) -> None:
@@ -85,13 +100,12 @@ async def signup(
     errors: dict[str, str] = {}
     taken = False
     try:
-        credentials = Credentials(username=username.strip(), password=password)
+        # The form folds capitals ("Alice" is "alice", as at log-in); the API takes only
+        # lowercase, as its contract says.
+        credentials = Credentials(username=fold_username(username), password=password)
     except ValidationError as exc:
         for error in exc.errors():
-            field = str(error["loc"][0])
-            errors[field] = (
-                gettext(USERNAME_RULE) if field == "username" else _password_error(error["type"])
-            )
+            errors.setdefault(str(error["loc"][0]), _credentials_error(error))
     else:
         try:
             user = await service.sign_up(
@@ -111,7 +125,7 @@ async def signup(
                     "next": safe_next(next),
                     "errors": {},
                     "error": gettext(exc.limit.message) % {"seconds": exc.retry_after_s},
-                    "username": username[:200],
+                    "username": username,
                 },
                 status_code=status.HTTP_429_TOO_MANY_REQUESTS,
             )
@@ -127,7 +141,7 @@ async def signup(
         request,
         "auth/signup.html",
         # What was typed comes back, except the password.
-        {"next": safe_next(next), "errors": errors, "username": username[:200]},
+        {"next": safe_next(next), "errors": errors, "username": username},
         status_code=status.HTTP_409_CONFLICT if taken else status.HTTP_422_UNPROCESSABLE_CONTENT,
     )
 
@@ -143,21 +157,38 @@ async def login_form(request: Request, user: OptionalUser, next: str | None = No
 async def login(
     request: Request,
     session: SessionDep,
-    username: Annotated[str, Form(max_length=200)] = "",
+    # No length caps: an overlong field is answered on the form, naming it.
+    username: Annotated[str, Form()] = "",
     password: Annotated[str, Form()] = "",
     next: Annotated[str, Form(max_length=500)] = "/",
 ) -> Response:
-    context: dict[str, Any] = {"next": safe_next(next), "username": username}
+    context: dict[str, Any] = {"next": safe_next(next), "username": username, "errors": {}}
 
     def refused(message: str, status_code: int) -> Response:
         return render(
             request, "auth/login.html", context | {"error": message}, status_code=status_code
         )
 
-    if len(password) > passwords.MAX_LENGTH:
-        return refused(
-            gettext(TOO_LONG) % {"max": passwords.MAX_LENGTH},
-            status.HTTP_422_UNPROCESSABLE_CONTENT,
+    errors = {
+        field: message
+        for field, message in (
+            (
+                "username",
+                forms.length_error(gettext("Username"), username.strip(), max_length=USERNAME_MAX),
+            ),
+            (
+                "password",
+                forms.length_error(gettext("Password"), password, max_length=passwords.MAX_LENGTH),
+            ),
+        )
+        if message
+    }
+    if errors:
+        return render(
+            request,
+            "auth/login.html",
+            context | {"errors": errors},
+            status_code=status.HTTP_422_UNPROCESSABLE_CONTENT,
         )
     try:
         user = await service.authenticate(
@@ -205,7 +236,8 @@ async def _account(
     user: User,
     *,
     new_token: str | None = None,
-    token_error: str | None = None,
+    errors: dict[str, str] | None = None,
+    values: dict[str, str] | None = None,
     status_code: int = status.HTTP_200_OK,
 ) -> Response:
     lessons = await lesson_progress(session=session, user_id=user.id)
@@ -216,7 +248,8 @@ async def _account(
             "completed": sum(1 for p in lessons if p.completed),
             "total": len(lessons),
             "new_token": new_token,
-            "token_error": token_error,
+            "errors": errors or {},
+            "values": values or {},
             "tokens": await tokens.list_tokens(session=session, user_id=user.id),
             "token_days": sorted({*TOKEN_DAYS, _settings(request).api_token_days}),
             "default_days": _settings(request).api_token_days,
@@ -242,19 +275,28 @@ async def create_token(
 ) -> Response:
     if user is None:
         return _login_redirect(request)
+    errors: dict[str, str] = {}
     try:
-        wanted = TokenRequest(
-            name=name.strip() or "API token",
-            expires_in_days=int(expires_in_days) if expires_in_days.strip() else None,
+        wanted = TokenRequest.model_validate(
+            {
+                "name": name.strip() or "API token",
+                "expires_in_days": expires_in_days.strip() or None,
+            }
         )
-    except (ValidationError, ValueError):
+    except ValidationError as exc:
+        for error in exc.errors():
+            if error["loc"][0] == "name":
+                errors["name"] = forms.describe(gettext("Token name"), error)
+            else:
+                errors["expires_in_days"] = gettext(TOKEN_DAYS_RULE) % {
+                    "field": gettext("Expires after")
+                }
         return await _account(
             request,
             session,
             user,
-            token_error=gettext(
-                "Name the token (at most 100 characters) and pick how long it lasts."
-            ),
+            errors=errors,
+            values={"name": name, "expires_in_days": expires_in_days},
             status_code=status.HTTP_422_UNPROCESSABLE_CONTENT,
         )
     _, token = await tokens.create_token(

@@ -16,7 +16,21 @@ from pydantic_core import PydanticCustomError
 from app.auth import passwords
 from app.models import Role
 
-Username = Annotated[str, StringConstraints(min_length=3, max_length=32, pattern=r"^[a-z0-9_.-]+$")]
+
+def fold_username(name: str) -> str:
+    """Usernames are stored in lowercase; log-in and the sign-up form read capitals as
+    lowercase, so "Alice" signs up, and logs in, as "alice" (the API's sign-up takes only
+    lowercase, as its contract says). Only ASCII is folded (str.lower() maps the Kelvin sign
+    to "k"): any other letter is still refused by the pattern, never made a look-alike."""
+    name = name.strip()
+    return name.lower() if name.isascii() else name
+
+
+USERNAME_PATTERN = r"^[a-z0-9_.-]+$"
+USERNAME_MAX = 32
+Username = Annotated[
+    str, StringConstraints(min_length=3, max_length=USERNAME_MAX, pattern=USERNAME_PATTERN)
+]
 Password = Annotated[str, Field(min_length=passwords.MIN_LENGTH, max_length=passwords.MAX_LENGTH)]
 
 

@@ -11,6 +11,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from app import limits
 from app.auth import throttle
+from app.auth.schemas import fold_username
 from app.auth.security import hash_password_off_loop, verify_password_off_loop
 from app.auth.sessions import end_all_sessions
 from app.auth.throttle import LoginLimits
@@ -112,7 +113,7 @@ async def authenticate(
     The checks and the slow hash use a short read session of their own, and only the
     outcome is written in `session`: on SQLite a writer holds the database's one write
     lock, which must not wait on Argon2."""
-    username = username.strip().lower()[:64]
+    username = fold_username(username)[:64]
     client = client[:64]
     now = utcnow()
     async with throttle.one_of_few(username, limits):

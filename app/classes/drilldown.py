@@ -122,3 +122,22 @@ def _order(event: Event) -> tuple[datetime, int, int]:
     if isinstance(event, SubmissionEvent):
         return (event.at, 1, event.submission.id)
     return (event.at, 2, event.opening.id)
+
+
+def exercises_in(events: list[Event]) -> list[Exercise]:
+    """The exercises the timeline speaks of, in the lesson's order: the filter's choices."""
+    found = {e.exercise.id: e.exercise for e in events if not isinstance(e, AnswerEvent)}
+    return sorted(found.values(), key=lambda exercise: exercise.position)
+
+
+def filter_events(events: list[Event], *, exercise: str, verdict: str) -> list[Event]:
+    """The timeline narrowed to one exercise (its submissions and hints) and/or one
+    submission verdict (`Verdict`'s values); an empty choice keeps everything."""
+    kept = events
+    if exercise:
+        kept = [e for e in kept if not isinstance(e, AnswerEvent) and e.exercise.id == exercise]
+    if verdict:
+        kept = [
+            e for e in kept if isinstance(e, SubmissionEvent) and e.submission.verdict == verdict
+        ]
+    return kept

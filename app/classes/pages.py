@@ -8,9 +8,8 @@ from urllib.parse import quote, urlencode
 
 from fastapi import APIRouter, Form, HTTPException, Query, Request, status
 from fastapi.responses import RedirectResponse, Response
-from pydantic import TypeAdapter, ValidationError
 
-from app import limits
+from app import forms, limits
 from app.auth.dependencies import OptionalUser, client_address
 from app.classes import guesses, service
 from app.classes.access import (
@@ -22,7 +21,7 @@ from app.classes.access import (
     require_student,
     require_teacher,
 )
-from app.classes.drilldown import lesson_events
+from app.classes.drilldown import exercises_in, filter_events, lesson_events
 from app.classes.grid import (
     STATE_LABELS,
     STATE_SYMBOLS,
@@ -35,17 +34,21 @@ from app.classes.grid import (
 from app.classes.home import student_home
 from app.classes.insight import build_insight
 from app.classes.router import join_url
-from app.classes.schemas import ClassName, InvalidDueDate, parse_due
+from app.classes.schemas import InvalidDueDate, parse_due
 from app.db import SessionDep, get_database
 from app.errors import not_found
 from app.i18n import N_, gettext
-from app.models import Classroom, Role, User, utcnow
+from app.models import Classroom, Role, User, Verdict, utcnow
 from app.templating import render
 
 router = APIRouter(include_in_schema=False)
 PER_PAGE = 100
-_NAME: TypeAdapter[str] = TypeAdapter(ClassName)
-NAME_RULE = N_("Give the class a name of 1 to 100 characters.")
+NAME_MAX = 100
+JOIN_CODE_MAX = 64
+PAST_DUE = N_(
+    "Due date: %(date)s has passed, so the lesson would count as late at once. Pick a later"
+    " date, or tick “Set it anyway”."
+)
 
 
 def _redirect(target: str) -> RedirectResponse:
@@ -63,11 +66,9 @@ def _flash(request: Request, message: str, kind: str = "success") -> None:
     request.session["class_flash"] = {"kind": kind, "message": message}
 
 
-def _valid_name(name: str) -> str | None:
-    try:
-        return _NAME.validate_python(name)
-    except ValidationError:
-        return None
+def _name_error(name: str) -> str | None:
+    """Why a class name is refused (the rule of schemas.ClassName), naming the field."""
+    return forms.length_error(gettext("Class name"), name.strip(), max_length=NAME_MAX)
 
 
 def _state_context() -> dict[str, Any]:
@@ -112,22 +113,21 @@ async def create_class_form(
     request: Request,
     session: SessionDep,
     user: OptionalUser,
-    name: Annotated[str, Form(max_length=1000)] = "",
+    name: Annotated[str, Form()] = "",
 ) -> Response:
     if user is None:
         return _to_login(request, "/classes")
     require_teacher(user)
-    valid = _valid_name(name)
-    if valid is None:
+    if error := _name_error(name):
         return await _classes_page(
             request,
             session,
             user,
-            errors={"name": gettext(NAME_RULE)},
+            errors={"name": error},
             values={"name": name},
             status_code=status.HTTP_422_UNPROCESSABLE_CONTENT,
         )
-    classroom = await service.create_class(session=session, teacher_id=user.id, name=valid)
+    classroom = await service.create_class(session=session, teacher_id=user.id, name=name.strip())
     _flash(
         request,
         gettext("Class “%(name)s” created. Share its join code with your students.")
@@ -141,7 +141,7 @@ def _join_refused(request: Request, code: str, message: str, status_code: int) -
     return render(
         request,
         "classes/join.html",
-        {"code": code[:64], "error": message, "classroom": None},
+        {"code": code, "error": message, "classroom": None},
         status_code=status_code,
     )
 
@@ -168,6 +168,8 @@ async def _join_or_explain(
     request: Request, session: SessionDep, user: User, code: str
 ) -> Response:
     require_student(user)
+    if error := forms.length_error(gettext("Join code"), code, max_length=JOIN_CODE_MAX):
+        return _join_refused(request, code, error, status.HTTP_422_UNPROCESSABLE_CONTENT)
     if (refused := await _too_many_guesses(request, user, code)) is not None:
         return refused
     try:
@@ -186,7 +188,7 @@ async def join_form(
     request: Request,
     session: SessionDep,
     user: OptionalUser,
-    join_code: Annotated[str, Form(max_length=64)] = "",
+    join_code: Annotated[str, Form()] = "",
 ) -> Response:
     if user is None:
         return _to_login(request, "/classes")
@@ -284,22 +286,21 @@ async def rename_form(
     request: Request,
     session: SessionDep,
     user: OptionalUser,
-    name: Annotated[str, Form(max_length=1000)] = "",
+    name: Annotated[str, Form()] = "",
 ) -> Response:
     classroom = await _teacher_class(request, session, user, class_id)
     if isinstance(classroom, Response):
         return classroom
-    valid = _valid_name(name)
-    if valid is None:
+    if error := _name_error(name):
         return await _class_page(
             request,
             session,
             classroom,
-            errors={"name": gettext(NAME_RULE)},
+            errors={"name": error},
             values={"name": name},
             status_code=status.HTTP_422_UNPROCESSABLE_CONTENT,
         )
-    await service.rename(session=session, classroom=classroom, name=valid)
+    await service.rename(session=session, classroom=classroom, name=name.strip())
     _flash(request, gettext("Class renamed."))
     return _redirect(f"/classes/{class_id}")
 
@@ -310,7 +311,7 @@ async def archive_form(
     request: Request,
     session: SessionDep,
     user: OptionalUser,
-    archived: Annotated[str, Form(max_length=5)] = "1",
+    archived: Annotated[str, Form()] = "1",
 ) -> Response:
     classroom = await _teacher_class(request, session, user, class_id)
     if isinstance(classroom, Response):
@@ -340,6 +341,50 @@ async def regenerate_form(
         % {"code": classroom.join_code},
     )
     return _redirect(f"/classes/{class_id}")
+
+
+def _confirm_page(
+    request: Request, classroom: Classroom, *, title: str, message: str, action: str, back: str
+) -> Response:
+    """The confirm step of a removal: a page (so it works without JavaScript) whose button
+    posts the change, and a way back that changes nothing."""
+    return render(
+        request,
+        "classes/confirm.html",
+        {
+            "classroom": classroom,
+            "title": title,
+            "message": message,
+            "action": action,
+            "back": back,
+        },
+    )
+
+
+@router.get("/classes/{class_id}/students/{student_id}/remove")
+async def confirm_remove_page(
+    class_id: ClassId,
+    student_id: StudentId,
+    request: Request,
+    session: SessionDep,
+    user: OptionalUser,
+) -> Response:
+    classroom = await _teacher_class(request, session, user, class_id)
+    if isinstance(classroom, Response):
+        return classroom
+    student = await class_student(session=session, class_id=class_id, student_id=student_id)
+    return _confirm_page(
+        request,
+        classroom,
+        title=gettext("Remove %(name)s from the class?") % {"name": student.username},
+        message=gettext(
+            "%(name)s leaves “%(class)s”. Their answers and code are kept, and they can join"
+            " again with the code."
+        )
+        % {"name": student.username, "class": classroom.name},
+        action=f"/classes/{class_id}/students/{student_id}/remove",
+        back=f"/classes/{class_id}#roster",
+    )
 
 
 @router.post("/classes/{class_id}/students/{student_id}/remove")
@@ -372,9 +417,12 @@ async def assign_form(
     request: Request,
     session: SessionDep,
     user: OptionalUser,
-    lesson_slug: Annotated[str, Form(max_length=64)] = "",
-    due_date: Annotated[str, Form(max_length=64)] = "",
+    lesson_slug: Annotated[str, Form()] = "",
+    due_date: Annotated[str, Form()] = "",
+    past_ok: Annotated[str, Form()] = "",
 ) -> Response:
+    """Assigns a lesson or changes its due date. A date already past is refused unless the
+    teacher ticks `past_ok` (it makes the lesson late at once), or keeps the date it has."""
     classroom = await _teacher_class(request, session, user, class_id)
     if isinstance(classroom, Response):
         return classroom
@@ -384,6 +432,10 @@ async def assign_form(
         due = parse_due(due_date)
     except InvalidDueDate as exc:
         errors["due_date"] = gettext(str(exc))
+    assigned = await service.assignments(session=session, class_id=class_id)
+    kept = any(a.lesson_slug == lesson_slug and a.due_at == due for a in assigned)
+    if due is not None and due < utcnow() and not past_ok and not kept:
+        errors["due_date"] = gettext(PAST_DUE) % {"date": due.strftime("%Y-%m-%d")}
     if not errors:
         row = await service.set_assignment(
             session=session, class_id=class_id, lesson_slug=lesson_slug, due_at=due
@@ -397,8 +449,37 @@ async def assign_form(
         session,
         classroom,
         errors=errors,
-        values={"lesson_slug": lesson_slug, "due_date": due_date},
+        values={"lesson_slug": lesson_slug, "due_date": due_date, "past_ok": past_ok},
         status_code=status.HTTP_422_UNPROCESSABLE_CONTENT,
+    )
+
+
+@router.get("/classes/{class_id}/assignments/{lesson_slug}/remove")
+async def confirm_unassign_page(
+    class_id: ClassId,
+    lesson_slug: LessonSlug,
+    request: Request,
+    session: SessionDep,
+    user: OptionalUser,
+) -> Response:
+    classroom = await _teacher_class(request, session, user, class_id)
+    if isinstance(classroom, Response):
+        return classroom
+    assigned = await service.assignments(session=session, class_id=class_id)
+    row = next((a for a in assigned if a.lesson_slug == lesson_slug), None)
+    if row is None:
+        raise not_found("Assignment")
+    return _confirm_page(
+        request,
+        classroom,
+        title=gettext("Remove the assignment “%(title)s”?") % {"title": row.title},
+        message=gettext(
+            "“%(title)s” leaves the students' assignments and the progress grid. Their work"
+            " on it is kept; you can assign it again."
+        )
+        % {"title": row.title},
+        action=f"/classes/{class_id}/assignments/{lesson_slug}/remove",
+        back=f"/classes/{class_id}#assignments",
     )
 
 
@@ -488,7 +569,11 @@ async def drill_down_page(
     request: Request,
     session: SessionDep,
     user: OptionalUser,
+    exercise: Annotated[str, Query(max_length=200)] = "",
+    verdict: Annotated[str, Query(max_length=40)] = "",
 ) -> Response:
+    """The timeline may be narrowed by query parameters (a form that needs no script):
+    `exercise` (an exercise's id) and `verdict` (a graded submission's verdict)."""
     classroom = await _teacher_class(request, session, user, class_id)
     if isinstance(classroom, Response):
         return classroom
@@ -503,6 +588,11 @@ async def drill_down_page(
     ]
     cell.state = state_of(cell, due, utcnow())
     lessons, _ = await lesson_columns(session=session, class_id=class_id)
+    events = await lesson_events(session=session, student_id=student.id, lesson_slug=lesson.slug)
+    exercises = exercises_in(events)
+    # A choice the list does not offer (a stale or crafted link) shows everything.
+    exercise = exercise if any(e.id == exercise for e in exercises) else ""
+    verdict = verdict if verdict in set(Verdict) else ""
     return render(
         request,
         "classes/drilldown.html",
@@ -512,9 +602,11 @@ async def drill_down_page(
             "lesson": lesson,
             "due_at": due,
             "cell": cell,
-            "events": await lesson_events(
-                session=session, student_id=student.id, lesson_slug=lesson.slug
-            ),
+            "events": events,
+            "shown": filter_events(events, exercise=exercise, verdict=verdict),
+            "exercises": exercises,
+            "verdicts": list(Verdict),
+            "chosen": {"exercise": exercise, "verdict": verdict},
             "lessons": lessons,
             **_state_context(),
         },

@@ -3,14 +3,43 @@ class (app.classes imports this module, never this domain's router)."""
 
 from __future__ import annotations
 
+import re
+from collections.abc import Callable, Mapping
+from typing import Any
+
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from app.i18n import N_, gettext
 from app.lessons.service import get_exercise
 from app.models import Submission
 from app.submissions import diff, storage
 from app.submissions.fairness import Place
 from app.submissions.jobs import hidden_checks
 from app.submissions.schemas import SubmissionOut
+
+# A timed-out run was killed by the grader: its exit code (-9) says nothing to a student,
+# the limit and the likely cause do.
+TIMEOUT_DETAIL = N_(
+    "stopped after the time limit of %(seconds)s s; look for a loop that never ends"
+)
+# The limit as the grader's detail gives it: "still running after 10 s", "used more than
+# 5 s of CPU time".
+_LIMIT_S = re.compile(r"([0-9]+(?:\.[0-9]+)?) s\b")
+
+
+def run_detail(run: Mapping[str, Any], translate: Callable[[str], str] = gettext) -> str | None:
+    """What a run's detail says to people: the grader's own, but for a timeout, the limit it
+    was stopped at and where to look. `translate`: the page's language (API: English)."""
+    detail: str | None = run.get("detail")
+    if run.get("verdict") != "timeout" or not detail:
+        return detail
+    found = _LIMIT_S.search(detail)
+    return translate(TIMEOUT_DETAIL) % {"seconds": found.group(1)} if found else detail
+
+
+def shows_exit_code(run: Mapping[str, Any]) -> bool:
+    """A non-zero exit code the run itself chose (not the grader's kill of a timeout)."""
+    return run.get("exit_code") not in (None, 0) and run.get("verdict") != "timeout"
 
 
 def submission_out(
@@ -33,10 +62,15 @@ def submission_out(
         exercise_id=submission.exercise_id,
         status=submission.status,
         verdict=submission.verdict,
-        runs=[storage.cut_run(run) for run in submission.runs]
-        if preview
-        else [
-            {**run, "rows": diff.rows_for(run, expected, submission.mode)}
+        runs=[
+            {
+                **(
+                    storage.cut_run(run)
+                    if preview
+                    else {**run, "rows": diff.rows_for(run, expected, submission.mode)}
+                ),
+                "detail": run_detail(run, str),
+            }
             for run in submission.runs
         ],
         output_truncated=any(run.get("truncated") for run in submission.runs),
