@@ -239,6 +239,7 @@ def js_messages() -> dict[str, str]:
             "stopped after the time limit of {seconds} s; look for a loop that never ends"
         ),
         "history_title": _("Your submissions"),
+        "show_more": _("Show {count} more"),
         "try_out_run": _("try-out run, not graded"),
         "show_code": _("Code"),
         "solution_title": _("Sample solution"),

@@ -1,14 +1,8 @@
 // CodeMirror 6 over the exercise's <textarea>: the textarea stays in the form (hidden) and
 // always holds the editor's text, so the plain form post keeps working.
 import { defaultKeymap, history, historyKeymap, indentWithTab } from "@codemirror/commands";
-import { python } from "@codemirror/lang-python";
-import {
-  bracketMatching,
-  HighlightStyle,
-  indentOnInput,
-  indentUnit,
-  syntaxHighlighting,
-} from "@codemirror/language";
+import { python, pythonLanguage } from "@codemirror/lang-python";
+import { bracketMatching, indentOnInput, indentUnit, syntaxHighlighting } from "@codemirror/language";
 import { EditorState } from "@codemirror/state";
 import {
   drawSelection,
@@ -19,19 +13,41 @@ import {
   keymap,
   lineNumbers,
 } from "@codemirror/view";
-import { tags } from "@lezer/highlight";
+import { highlightCode, tagHighlighter, tags } from "@lezer/highlight";
 
-// Colours with at least 4.5:1 contrast on the editor's white background (WCAG AA).
-const highlightStyle = HighlightStyle.define([
-  { tag: tags.keyword, color: "#7a1fa2" },
-  { tag: [tags.string, tags.special(tags.string)], color: "#0b6e2e" },
-  { tag: tags.comment, color: "#5c6370", fontStyle: "italic" },
-  { tag: [tags.number, tags.bool, tags.null], color: "#a14a00" },
-  { tag: [tags.function(tags.variableName), tags.function(tags.propertyName)], color: "#1f4fbf" },
-  { tag: [tags.definition(tags.variableName), tags.className], color: "#8a3a00" },
-  { tag: tags.operator, color: "#383a42" },
-  { tag: tags.invalid, color: "#a4161a" },
+// Syntax classes, coloured by app/static/highlight.css: the editor and every read-only block
+// of Python that highlightPython colours (the sample solution) look alike.
+const highlighter = tagHighlighter([
+  { tag: tags.keyword, class: "tok-keyword" },
+  { tag: [tags.string, tags.special(tags.string)], class: "tok-string" },
+  { tag: tags.comment, class: "tok-comment" },
+  { tag: [tags.number, tags.bool, tags.null], class: "tok-number" },
+  { tag: [tags.function(tags.variableName), tags.function(tags.propertyName)], class: "tok-function" },
+  { tag: [tags.definition(tags.variableName), tags.className], class: "tok-definition" },
+  { tag: tags.operator, class: "tok-operator" },
+  { tag: tags.invalid, class: "tok-invalid" },
 ]);
+
+/** Colours the Python in `code` (a <code> element, read-only) as the editor colours it. */
+export function highlightPython(code) {
+  const text = code.textContent;
+  const parts = [];
+  highlightCode(
+    text,
+    pythonLanguage.parser.parse(text),
+    highlighter,
+    (piece, classes) => {
+      if (!classes) return parts.push(piece);
+      const span = document.createElement("span");
+      span.className = classes;
+      span.textContent = piece;
+      parts.push(span);
+    },
+    () => parts.push("\n"),
+  );
+  code.replaceChildren(...parts);
+  code.classList.add("highlighted");
+}
 
 const theme = EditorView.theme({
   "&": { fontSize: "0.95rem", border: "1px solid #8a94a3", borderRadius: "6px", background: "#fff" },
@@ -86,7 +102,7 @@ export function createEditor(textarea, { labelId, helpId, onSubmit, onChange }) 
         bracketMatching(),
         highlightActiveLine(),
         python(),
-        syntaxHighlighting(highlightStyle),
+        syntaxHighlighting(highlighter),
         submitKeys,
         // Tab indents; Escape then Tab (or Ctrl+M / Shift+Alt+M to toggle) moves focus on.
         keymap.of([...defaultKeymap, ...historyKeymap, indentWithTab]),

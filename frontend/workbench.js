@@ -1,13 +1,17 @@
 // The exercise workbench: the editor, drafts, submitting and running without leaving the
 // page, live status by long polling, results, the attempt history and the sample solution.
 // Every part is an enhancement of plain forms that work without JavaScript.
-import { createEditor } from "./editor.js";
+import { createEditor, highlightPython } from "./editor.js";
 import { api, el, HttpError } from "./dom.js";
 import { hiddenNote, hiddenOnly, historyItem, runResult, verdictLabel } from "./feedback.js";
 import { t } from "./i18n.js";
 
 const POLL_WAIT_S = 2; // each poll is held up to this long: quick when done, live meanwhile
 const DRAFT_PREFIX = "tensorcamp:draft:";
+// The history lists as the page draws them (app/submissions/history.py, lessons/_exercise.html):
+// the newest HISTORY_SIZE of each kind, the first SHOWN of each open to see.
+const HISTORY_SIZE = 10;
+const SHOWN = 3;
 
 const storage = {
   get(key) {
@@ -64,6 +68,7 @@ class Workbench {
       event.preventDefault();
       this.giveUp();
     });
+    for (const code of this.article.querySelectorAll("section.solution pre code")) highlightPython(code);
     if (this.data.pending) this.follow({ id: this.data.pending, status: "queued", runs: [] }, "grade");
   }
 
@@ -244,12 +249,20 @@ class Workbench {
     if (!this.history) return;
     let rows;
     try {
-      rows = await api("GET", `/api/exercises/${this.data.id}/submissions?limit=10`);
+      // Both kinds in one page, enough for each list unless the newest were nearly all one.
+      rows = await api("GET", `/api/exercises/${this.data.id}/submissions?limit=${5 * HISTORY_SIZE}`);
     } catch {
-      return; // the old list stays; the page shows the new one on reload
+      return; // the old lists stay; the page shows the new ones on reload
     }
-    const list = el("ol", { class: "attempts" }, rows.slice(0, 10).map((s) => historyItem(s, false)));
-    this.history.querySelector("ol.attempts")?.replaceWith(list);
+    const graded = rows.filter((s) => s.mode !== "run").slice(0, HISTORY_SIZE);
+    const tried = rows.filter((s) => s.mode === "run").slice(0, HISTORY_SIZE);
+    const gradedBox = this.history.querySelector(".graded-attempts");
+    fillAttempts(gradedBox, graded);
+    gradedBox.querySelector(".none").hidden = graded.length > 0;
+    const tryOuts = this.history.querySelector("details.try-outs");
+    fillAttempts(tryOuts, tried);
+    tryOuts.querySelector("summary .count").textContent = `(${tried.length})`;
+    tryOuts.hidden = tried.length === 0;
     this.history.hidden = rows.length === 0;
   }
 
@@ -284,13 +297,32 @@ class Workbench {
       { class: "solution", "aria-labelledby": headingId },
       el("h4", { id: headingId, tabindex: "-1" }, t("solution_title")),
       el("p", {}, data.reason === "passed" ? t("solution_after_pass") : t("solution_after_give_up")),
-      el("pre", { class: "code" }, el("code", {}, data.solution_code)),
+      el("pre", { class: "code" }, el("code", { class: "python" }, data.solution_code)),
     );
+    highlightPython(section.querySelector("pre code"));
     const giveUp = this.article.querySelector("details.give-up");
     if (giveUp) giveUp.replaceWith(section);
     else this.live.after(section);
     if (focus) section.querySelector("h4").focus();
   }
+}
+
+// The newest SHOWN of `rows` in the box's list, the rest behind "Show N more" (kept open if
+// it was).
+function fillAttempts(box, rows) {
+  const list = el("ol", { class: "attempts" }, rows.slice(0, SHOWN).map((s) => historyItem(s, false)));
+  box.querySelector(":scope > ol.attempts").replaceWith(list);
+  const old = box.querySelector(":scope > details.more-attempts");
+  old?.remove();
+  if (rows.length <= SHOWN) return;
+  list.after(
+    el(
+      "details",
+      { class: "more-attempts", open: old?.open ?? false },
+      el("summary", {}, t("show_more", { count: rows.length - SHOWN })),
+      el("ol", { class: "attempts" }, rows.slice(SHOWN).map((s) => historyItem(s, false))),
+    ),
+  );
 }
 
 export function setUpWorkbenches() {

@@ -26,6 +26,8 @@ async def catalog(request: Request, session: SessionDep, user: OptionalUser) -> 
     )
     context = {
         "tracks": tracks,
+        # A signed-in student's progress has the lengths (questions and exercises) in it.
+        "lengths": {} if user else await service.lesson_lengths(session=session),
         "progress": by_lesson,
         "class_home": await home_section(session=session, user=user),
     }

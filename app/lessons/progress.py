@@ -8,6 +8,7 @@ from sqlalchemy import Select, distinct, func, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.lessons.schemas import LessonProgress
+from app.lessons.service import LessonLength, lesson_lengths
 from app.models import (
     Exercise,
     Lesson,
@@ -33,14 +34,13 @@ async def lesson_progress(*, session: AsyncSession, user_id: int) -> list[Lesson
     live_exercises = select(Exercise.lesson_slug, func.count(distinct(Exercise.id))).where(
         ~Exercise.retired
     )
-    q_total = await _per_lesson(session, live_questions.group_by(Question.lesson_slug))
+    lengths = await lesson_lengths(session=session)
     q_right = await _per_lesson(
         session,
         live_questions.join(QuestionAttempt, QuestionAttempt.question_id == Question.id)
         .where(QuestionAttempt.user_id == user_id, QuestionAttempt.correct)
         .group_by(Question.lesson_slug),
     )
-    e_total = await _per_lesson(session, live_exercises.group_by(Exercise.lesson_slug))
     e_passed = await _per_lesson(
         session,
         live_exercises.join(Submission, Submission.exercise_id == Exercise.id)
@@ -54,13 +54,14 @@ async def lesson_progress(*, session: AsyncSession, user_id: int) -> list[Lesson
     return [
         LessonProgress(
             slug=slug,
-            questions_total=q_total[slug],
+            questions_total=length.questions,
             questions_correct=q_right[slug],
-            exercises_total=e_total[slug],
+            exercises_total=length.exercises,
             exercises_passed=e_passed[slug],
-            completed=(q_total[slug] + e_total[slug]) > 0
-            and q_right[slug] == q_total[slug]
-            and e_passed[slug] == e_total[slug],
+            completed=(length.questions + length.exercises) > 0
+            and q_right[slug] == length.questions
+            and e_passed[slug] == length.exercises,
         )
         for slug in lessons
+        for length in [lengths.get(slug, LessonLength())]
     ]

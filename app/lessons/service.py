@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from sqlalchemy import select
+from sqlalchemy import func, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.models import Exercise, Lesson, Question, Track
@@ -22,6 +22,37 @@ class LessonDetail:
     track: Track
     questions: list[Question]
     exercises: list[Exercise]
+
+
+@dataclass(frozen=True)
+class LessonLength:
+    """How much a lesson asks: its live questions and exercises."""
+
+    questions: int = 0
+    exercises: int = 0
+
+
+async def lesson_lengths(*, session: AsyncSession) -> dict[str, LessonLength]:
+    """Each lesson's length by slug (a lesson with neither questions nor exercises is
+    missing), in two grouped counts whatever the catalog size."""
+    counts = [
+        {
+            slug: count
+            for slug, count in (
+                await session.execute(
+                    select(table.lesson_slug, func.count())
+                    .where(~table.retired)
+                    .group_by(table.lesson_slug)
+                )
+            ).all()
+        }
+        for table in (Question, Exercise)
+    ]
+    questions, exercises = counts
+    return {
+        slug: LessonLength(questions.get(slug, 0), exercises.get(slug, 0))
+        for slug in questions.keys() | exercises.keys()
+    }
 
 
 async def list_tracks(*, session: AsyncSession) -> list[TrackWithLessons]:

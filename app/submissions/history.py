@@ -11,11 +11,16 @@ from app.models import Submission
 async def recent_by_exercise(
     *, session: AsyncSession, user_id: int, exercise_ids: list[str], per_exercise: int = 10
 ) -> dict[str, list[Submission]]:
-    """The newest `per_exercise` of each exercise, newest first: only those rows are read,
-    however long the student's history (the rest is in the paged JSON list)."""
+    """The newest `per_exercise` graded submissions and the newest `per_exercise` try-out
+    runs of each exercise, together, newest first (the page lists the two apart, so that
+    many try-outs never push the graded ones out): only those rows are read, however long
+    the student's history (the rest is in the paged JSON list)."""
     rank = (
         func.row_number()
-        .over(partition_by=Submission.exercise_id, order_by=Submission.id.desc())
+        .over(
+            partition_by=(Submission.exercise_id, Submission.mode),
+            order_by=Submission.id.desc(),
+        )
         .label("rank")
     )
     ranked = (

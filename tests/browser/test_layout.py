@@ -11,7 +11,14 @@ import re
 from typing import Any
 
 from app.config import REPO_ROOT
-from tests.browser.conftest import PASSWORD, VisitorFactory, create_teacher, sign_up, unique
+from tests.browser.conftest import (
+    PASSWORD,
+    VisitorFactory,
+    create_teacher,
+    playwright_api,
+    sign_up,
+    unique,
+)
 from tests.processes import Web
 
 VIEWPORTS = {"phone": {"width": 390, "height": 844}, "desktop": {"width": 1366, "height": 900}}
@@ -123,7 +130,7 @@ def test_no_page_scrolls_sideways(visitor_factory: VisitorFactory, server: Web) 
     assert call_api(page, "POST", f"/api/exercises/{exercises[0]}/give-up")["status"] == 200
     question = page.locator("article.question").first
     question.locator("input[name=answer]").first.check()
-    question.get_by_role("button").click()
+    question.get_by_role("button").first.click()
     question.locator(".feedback .verdict").wait_for()
 
     page = teacher.go(class_path + "/progress")
@@ -192,3 +199,104 @@ def test_a_prompt_with_inline_code_wraps_as_one_text(visitor_factory: VisitorFac
         assert all(start == 0 for start in starts), (name, starts)
         if name == "phone":
             assert starts, "the prompt is meant to wrap at a phone's width"
+
+
+def test_the_sample_solution_is_coloured_as_the_editor_colours_code(
+    visitor_factory: VisitorFactory,
+) -> None:
+    visitor = visitor_factory("en")
+    sign_up(visitor, unique("sol"), audit=False)
+    page = visitor.go("/lessons/tensor-basics")
+    exercise = page.locator("article.exercise").first
+    keyword_colour = "(e) => getComputedStyle(e).color"
+    in_editor = exercise.locator(".cm-content .tok-keyword").first.evaluate(keyword_colour)
+    exercise.locator("details.give-up summary").click()
+    exercise.locator("details.give-up button").click()
+    solution = exercise.locator("section.solution pre code")
+    for shown in ("after giving up", "on the page drawn again"):
+        keyword = solution.locator(".tok-keyword").first
+        assert keyword.inner_text() in ("import", "from", "for", "def"), shown
+        assert keyword.evaluate(keyword_colour) == in_editor != "rgb(27, 31, 36)", shown
+        assert solution.locator(".tok-number, .tok-string, .tok-function").count() > 0, shown
+        page = visitor.go("/lessons/tensor-basics")
+        exercise = page.locator("article.exercise").first
+        solution = exercise.locator("section.solution pre code")
+    visitor.audit("lesson-with-solution")
+
+
+def test_try_outs_are_listed_apart_from_graded_submissions_and_long_lists_fold(
+    visitor_factory: VisitorFactory,
+) -> None:
+    visitor = visitor_factory("en")
+    sign_up(visitor, unique("hist"), audit=False)
+    page = visitor.go("/lessons/tensor-basics")
+    exercise_id = page.locator("article.exercise").first.get_attribute("data-exercise")
+    for number in range(5):
+        grade(page, exercise_id, f"print({number})\n", mode="run" if number == 2 else "grade")
+    page = visitor.go("/lessons/tensor-basics")
+    history = page.locator(f"#exercise-{exercise_id} section.history")
+    graded = history.locator(".graded-attempts")
+    try_outs = history.locator("details.try-outs")
+    # "Your submissions": the four graded, the newest three in view, one behind "Show 1 more".
+    assert graded.locator("details.submission").count() == 4
+    assert graded.locator("details.mode-run").count() == 0
+    assert graded.locator(":scope > ol.attempts > li").count() == 3
+    more = graded.locator("details.more-attempts")
+    assert more.locator(":scope > summary").inner_text() == "Show 1 more"
+    assert not more.locator("details.submission").first.is_visible()
+    more.locator(":scope > summary").click()
+    assert more.locator("details.submission").first.is_visible()
+    # Try-outs: their own list, folded (the newest of all is a graded one).
+    assert try_outs.locator("details.submission.mode-run").count() == 1
+    assert "(1)" in try_outs.locator(":scope > summary").inner_text()
+    assert not try_outs.locator("details.submission").first.is_visible()
+    visitor.audit("lesson-history")
+
+    # A try-out from the editor joins its list, live; the graded list stays as it was.
+    exercise = page.locator(f"#exercise-{exercise_id}")
+    exercise.locator(".cm-content").click()
+    page.keyboard.press("ControlOrMeta+a")
+    page.keyboard.press("Delete")
+    page.keyboard.insert_text("print('tried')\n")
+    exercise.locator("button.run").click()
+    exercise.locator(".live.live-run .verdict-line").wait_for()
+    playwright_api.expect(try_outs.locator("details.submission")).to_have_count(2)
+    assert "(2)" in try_outs.locator(":scope > summary").inner_text()
+    assert graded.locator("details.submission").count() == 4
+    assert graded.locator(":scope > ol.attempts > li").count() == 3
+    # The "Show 1 more" the student opened stays open.
+    assert graded.locator("details.more-attempts details.submission").first.is_visible()
+
+
+def test_the_home_page_uses_the_width_and_gives_each_lessons_length_and_progress(
+    visitor_factory: VisitorFactory,
+) -> None:
+    visitor = visitor_factory("en")
+    page = visitor.go("/")
+    first_track = page.locator("section.track").first.locator("li.lesson-card")
+    for name, viewport in VIEWPORTS.items():
+        page.set_viewport_size(viewport)
+        boxes = [first_track.nth(i).bounding_box() for i in range(first_track.count())]
+        tops = {round(box["y"]) for box in boxes}
+        if name == "desktop":  # one row, across most of the window
+            assert len(boxes) == 4 and len(tops) == 1, boxes
+            assert boxes[-1]["x"] + boxes[-1]["width"] - boxes[0]["x"] > 0.8 * viewport["width"]
+        else:  # one above the other
+            assert len(tops) == len(boxes), boxes
+    assert first_track.first.locator(".length").inner_text() == "5 questions · 2 exercises"
+    icon = page.locator("link[rel=icon]").get_attribute("href")
+    answer = page.request.get(icon)
+    assert answer.ok and answer.headers["content-type"].startswith("image/svg+xml")
+    assert "<svg" in answer.text()
+
+    sign_up(visitor, unique("home"), audit=False)
+    page = visitor.go("/lessons/tensor-basics")
+    question = page.locator("article.question").first
+    question.locator("input[name=answer]").first.check()
+    question.get_by_role("button").first.click()
+    question.locator(".feedback .verdict").wait_for()
+    right = question.locator(".feedback .verdict.right").count()
+    page = visitor.go("/")
+    card = page.locator("section.track").first.locator("li.lesson-card").first
+    assert card.locator(".progress small").inner_text() == (f"{right}/5 questions · 0/2 exercises")
+    visitor.audit("home-with-progress")
