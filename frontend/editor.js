@@ -46,7 +46,6 @@ export function highlightPython(code) {
     () => parts.push("\n"),
   );
   code.replaceChildren(...parts);
-  code.classList.add("highlighted");
 }
 
 const theme = EditorView.theme({
