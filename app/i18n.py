@@ -249,6 +249,14 @@ def js_messages() -> dict[str, str]:
         ),
         "run_title": _("Try-out run on the CPU (not graded)"),
         "run_passed": _("Ran without errors."),
+        "run_matches": _(
+            "Ran without errors, and the output matches the expected output. Submit it to "
+            "have it graded."
+        ),
+        "run_differs": _("Ran without errors, but the output differs from the expected output."),
+        "output_matches": _("Output matches the expected output"),
+        "output_differs": _("Output differs from the expected output"),
+        "output_unchecked": _("Ran; output not checked"),
         "run_failed": _("The run stopped: {verdict}."),
         "running_cpu": _("Running on the CPU…"),
         "too_many": _("Too many at once; try again in {seconds} s."),

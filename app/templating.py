@@ -54,6 +54,9 @@ env.filters["when"] = i18n.format_when
 # Translate a message made elsewhere (an error's detail); unknown messages stay as they are.
 env.filters["t"] = i18n.gettext
 env.globals["verdict_label"] = workbench.verdict_label
+env.globals["run_label"] = workbench.run_label
+env.globals["try_out_matches"] = workbench.try_out_matches
+env.globals["try_out_label"] = workbench.try_out_label
 env.globals["comparison_rows"] = diff.rows_for
 env.globals["trim_lines"] = workbench.trim_lines
 env.globals["hidden_checks"] = workbench.hidden_checks

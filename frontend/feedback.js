@@ -12,6 +12,27 @@ export function verdictLabel(verdict) {
   return text === key ? verdict.replace(/_/g, " ") : text;
 }
 
+/** A try-out is never graded: whether its output matched, never "Passed" (null: not checked). */
+export function tryOutLabel(matches) {
+  return t(matches === true ? "output_matches" : matches === false ? "output_differs" : "output_unchecked");
+}
+
+export function tryOutSymbol(matches) {
+  return matches === true ? "✓" : matches === false ? "✗" : "•";
+}
+
+/** A run's outcome in words: its verdict, or for a try-out that ran cleanly whether its output matched. */
+export function runLabel(run, mode) {
+  return mode === "run" && run.verdict === "passed" ? tryOutLabel(run.output_matches) : verdictLabel(run.verdict);
+}
+
+/** A finished try-out that ran cleanly: whether its output matched (undefined otherwise). */
+export function tryOutMatches(submission) {
+  const s = submission;
+  if (s.mode !== "run" || s.status !== "done" || s.verdict !== "passed") return undefined;
+  return s.runs?.[0]?.output_matches ?? null;
+}
+
 export function trimLines(text, keep = STDERR_LINES) {
   // Not text.replace(/\n+$/, ""): that backtracks over every run of newlines, quadratic time.
   let end = text.length;
@@ -66,7 +87,7 @@ export function runResult(run, mode) {
     { class: "run-head" },
     el("span", { class: "device" }, run.device),
     " ",
-    el("strong", {}, verdictLabel(run.verdict)),
+    el("strong", {}, runLabel(run, mode)),
   );
   if (run.duration_ms) head.append(` · ${t("duration", { ms: run.duration_ms })}`);
   // A timeout's exit code is the grader's kill (-9): the limit says more (app/submissions/present.py).
@@ -125,12 +146,15 @@ export function statusBadge(submission) {
   if (s.status === "queued") return el("span", { class: "badge" }, t(s.waiting_for_own ? "waiting_for_own" : "queued"));
   if (s.status === "running") return el("span", { class: "badge" }, t("running"));
   if (s.status === "error") return el("span", { class: "badge" }, t("platform_error"));
-  const label = s.mode === "run" && s.verdict === "passed" ? t("ran") : verdictLabel(s.verdict);
+  const matches = tryOutMatches(s);
+  if (matches !== undefined) {
+    return el("span", { class: "badge" }, el("span", { "aria-hidden": "true" }, tryOutSymbol(matches)), ` ${tryOutLabel(matches)}`);
+  }
   return el(
     "span",
     { class: "badge" },
     el("span", { "aria-hidden": "true" }, s.verdict === "passed" ? "✓" : "✗"),
-    ` ${label}`,
+    ` ${verdictLabel(s.verdict)}`,
   );
 }
 

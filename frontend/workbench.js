@@ -3,7 +3,7 @@
 // Every part is an enhancement of plain forms that work without JavaScript.
 import { createEditor, highlightPython } from "./editor.js";
 import { api, el, HttpError } from "./dom.js";
-import { hiddenNote, hiddenOnly, historyItem, runResult, verdictLabel } from "./feedback.js";
+import { hiddenNote, hiddenOnly, historyItem, runResult, tryOutMatches, tryOutSymbol, verdictLabel } from "./feedback.js";
 import { t } from "./i18n.js";
 
 const POLL_WAIT_S = 2; // each poll is held up to this long: quick when done, live meanwhile
@@ -158,7 +158,7 @@ class Workbench {
     if (s.status === "sending") text = t("submitting");
     else if (s.status === "queued" && s.waiting_for_own) text = t("waiting_for_own");
     else if (s.status === "queued") text = s.position ? t("queued_position", { position: s.position }) : t("queued");
-    else text = mode === "run" ? t("running_cpu") : t("running_on", { devices: this.data.devices.join(", ") });
+    else text = mode === "run" ? t("running_cpu") : t("running_on", { devices: (this.data.devices_now?.length ? this.data.devices_now : this.data.devices).join(", ") });
     const stage = s.status === "running" ? 1 : 0;
     const steps = [t("step_queued"), t("step_running"), t("step_verdict")];
     const items = [];
@@ -206,16 +206,23 @@ class Workbench {
   showResult(mode, s) {
     const { status, body } = this.panel(mode);
     const passed = s.verdict === "passed";
+    // A try-out is never graded: right or wrong only by whether its output matched.
+    const matches = mode === "run" ? tryOutMatches(s) : undefined;
     let headline;
     if (s.status === "error") headline = t("platform_error_note");
-    else if (mode === "run") headline = passed ? t("run_passed") : t("run_failed", { verdict: verdictLabel(s.verdict) });
+    else if (mode === "run" && matches !== undefined) headline = t(matches === true ? "run_matches" : matches === false ? "run_differs" : "run_passed");
+    else if (mode === "run") headline = t("run_failed", { verdict: verdictLabel(s.verdict) });
     else headline = passed ? t("passed_all") : hiddenOnly(s) ? t("hidden_failed") : t("failed_some");
     const badge = s.status === "error" ? t("platform_error") : verdictLabel(s.verdict);
+    let tone = passed ? "right" : "wrong";
+    let symbol = passed ? "✓" : "✗";
+    if (s.status === "error") [tone, symbol] = ["error", "⚠"];
+    else if (matches !== undefined) [tone, symbol] = [matches === true ? "right" : matches === false ? "wrong" : "neutral", tryOutSymbol(matches)];
     status.replaceChildren(
       el(
         "p",
-        { class: `verdict-line ${s.status === "error" ? "error" : passed ? "right" : "wrong"}` },
-        el("span", { "aria-hidden": "true" }, s.status === "error" ? "⚠" : passed ? "✓" : "✗"),
+        { class: `verdict-line ${tone}` },
+        el("span", { "aria-hidden": "true" }, symbol),
         " ",
         el("strong", {}, mode === "run" ? t("run_title") : badge),
         ` — ${headline}`,

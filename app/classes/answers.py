@@ -69,6 +69,7 @@ def error_type(stderr: str) -> str | None:
     return None
 
 
+NOT_FAILURES = frozenset({RunVerdict.PASSED, RunVerdict.NOT_GRADED, RunVerdict.ERROR})
 RUN_FAILURES = {
     "timeout": "Time limit exceeded",
     "memory_limit": "Memory limit exceeded",
@@ -77,9 +78,11 @@ RUN_FAILURES = {
 
 
 def failure_label(run: dict[str, Any]) -> tuple[str, str] | None:
-    """("output", the wrong output) or ("error", its type) for a run that did not pass."""
+    """("output", the wrong output) or ("error", its type) for a run that failed; None for
+    one that passed or was never graded (no such device here, or a platform fault): those
+    say nothing about the student's code."""
     verdict = run.get("verdict")
-    if verdict is None or verdict == RunVerdict.PASSED:
+    if verdict is None or verdict in NOT_FAILURES:
         return None
     if verdict == RunVerdict.WRONG_OUTPUT:
         output = str(run.get("stdout") or "").rstrip()

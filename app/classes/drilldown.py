@@ -1,5 +1,5 @@
-"""One student's work on one lesson, in time order: every answer, every submission and
-every hint opened."""
+"""One student's work on one lesson, in time order: every answer, every submission, every
+hint opened and every exercise given up on."""
 
 from __future__ import annotations
 
@@ -11,7 +11,15 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.classes.answers import AnswerView, correct_answer, describe_answer, plain
 from app.lessons.hints import opened_by
-from app.models import Exercise, HintOpening, Question, QuestionAttempt, Submission
+from app.models import (
+    Exercise,
+    HintOpening,
+    Question,
+    QuestionAttempt,
+    RevealReason,
+    SolutionReveal,
+    Submission,
+)
 
 
 @dataclass
@@ -55,7 +63,18 @@ class HintEvent:
         return self.opening.hint_index + 1
 
 
-Event = AnswerEvent | SubmissionEvent | HintEvent
+@dataclass
+class GaveUpEvent:
+    """The student gave up on an exercise and was shown its sample solution."""
+
+    at: datetime
+    reveal: SolutionReveal
+    exercise: Exercise
+
+    kind = "gave_up"
+
+
+Event = AnswerEvent | SubmissionEvent | HintEvent | GaveUpEvent
 
 
 async def lesson_events(*, session: AsyncSession, student_id: int, lesson_slug: str) -> list[Event]:
@@ -112,6 +131,16 @@ async def lesson_events(*, session: AsyncSession, student_id: int, lesson_slug: 
         session=session, user_id=student_id, exercise_ids=list(exercises)
     ):
         events.append(HintEvent(opening.opened_at, opening, exercises[opening.exercise_id]))
+    if exercises:
+        reveals = await session.scalars(
+            select(SolutionReveal).where(
+                SolutionReveal.user_id == student_id,
+                SolutionReveal.exercise_id.in_(list(exercises)),
+                SolutionReveal.reason == RevealReason.GAVE_UP,
+            )
+        )
+        for reveal in reveals:
+            events.append(GaveUpEvent(reveal.created_at, reveal, exercises[reveal.exercise_id]))
     events.sort(key=_order)
     return events
 
@@ -121,7 +150,9 @@ def _order(event: Event) -> tuple[datetime, int, int]:
         return (event.at, 0, event.attempt.id)
     if isinstance(event, SubmissionEvent):
         return (event.at, 1, event.submission.id)
-    return (event.at, 2, event.opening.id)
+    if isinstance(event, HintEvent):
+        return (event.at, 2, event.opening.id)
+    return (event.at, 3, event.reveal.id)
 
 
 def exercises_in(events: list[Event]) -> list[Exercise]:

@@ -20,6 +20,7 @@ COLUMNS = (
     "attempts",
     "last_activity_at",
     "due_at",
+    "exercises_given_up",
 )
 
 
@@ -49,6 +50,7 @@ def grid_csv(grid: Grid) -> str:
                     cell.attempts,
                     cell.last_activity_at.isoformat() if cell.last_activity_at else "",
                     lesson.due_at.isoformat() if lesson.due_at else "",
+                    cell.exercises_given_up,
                 )
             )
     return out.getvalue()

@@ -9,6 +9,8 @@ A cell counts the live (not retired) questions and exercises of its lesson:
   with a graded submission that passed;
 - attempts: every answer given plus every graded submission (mode "grade", status "done";
   a platform error is not the student's attempt); last_activity_at: the newest of those.
+- exercises_given_up: exercises whose sample solution the student asked to see before
+  passing them ("Give up and show the solution"); counted whatever happened after.
 - state: "done" when every question is right and every exercise passed; else "late" once
   the lesson's due date has passed; else "in_progress" after any attempt; else
   "not_started".
@@ -33,6 +35,8 @@ from app.models import (
     Lesson,
     Question,
     QuestionAttempt,
+    RevealReason,
+    SolutionReveal,
     Submission,
     SubmissionMode,
     SubmissionStatus,
@@ -76,6 +80,7 @@ class Cell:
     attempts: int = 0
     last_activity_at: datetime | None = None
     state: State = "not_started"
+    exercises_given_up: int = 0
 
     @property
     def items_total(self) -> int:
@@ -217,6 +222,24 @@ async def cell_stats(
     return questions, exercises
 
 
+async def given_up_counts(
+    *,
+    session: AsyncSession,
+    students: Callable[[Any], ColumnElement[bool]],
+    slugs: list[str],
+) -> dict[tuple[int, str], int]:
+    """Per (student, lesson): the live exercises the student gave up on (one row per
+    student and exercise at most: solution_reveals is unique on the pair)."""
+    rows = await session.execute(
+        select(SolutionReveal.user_id, Exercise.lesson_slug, func.count())
+        .join(Exercise, Exercise.id == SolutionReveal.exercise_id)
+        .where(students(SolutionReveal.user_id), ~Exercise.retired)
+        .where(Exercise.lesson_slug.in_(slugs), SolutionReveal.reason == RevealReason.GAVE_UP)
+        .group_by(SolutionReveal.user_id, Exercise.lesson_slug)
+    )
+    return {(user, slug): int(count) for user, slug, count in rows}
+
+
 def fill_cells(
     *,
     student_ids: list[int],
@@ -224,6 +247,7 @@ def fill_cells(
     totals: tuple[dict[str, int], dict[str, int]],
     stats: tuple[dict[tuple[int, str], _Stats], dict[tuple[int, str], _Stats]],
     now: datetime,
+    given_up: dict[tuple[int, str], int] | None = None,
 ) -> dict[tuple[int, str], Cell]:
     q_total, e_total = totals
     q_stats, e_stats = stats
@@ -246,6 +270,7 @@ def fill_cells(
                 exercises,
                 q.attempts + e.attempts,
                 last,
+                exercises_given_up=(given_up or {}).get(key, 0),
             )
             cell.state = state_of(cell, due, now)
             cells[key] = cell
@@ -253,7 +278,7 @@ def fill_cells(
 
 
 async def build_grid(*, session: AsyncSession, class_id: int, now: datetime | None = None) -> Grid:
-    """The whole grid of a class in six queries."""
+    """The whole grid of a class in seven queries."""
     now = now or utcnow()
     students = [
         GridStudent(i, name)
@@ -273,8 +298,16 @@ async def build_grid(*, session: AsyncSession, class_id: int, now: datetime | No
     totals = await item_totals(session=session, slugs=slugs)
     members = active_members(class_id)
     stats = await cell_stats(session=session, students=lambda col: col.in_(members), slugs=slugs)
+    given_up = await given_up_counts(
+        session=session, students=lambda col: col.in_(members), slugs=slugs
+    )
     cells = fill_cells(
-        student_ids=[s.id for s in students], lessons=lessons, totals=totals, stats=stats, now=now
+        student_ids=[s.id for s in students],
+        lessons=lessons,
+        totals=totals,
+        stats=stats,
+        now=now,
+        given_up=given_up,
     )
     return Grid(students, lessons, cells, assigned)
 
@@ -282,19 +315,24 @@ async def build_grid(*, session: AsyncSession, class_id: int, now: datetime | No
 async def student_cells(
     *, session: AsyncSession, student_id: int, slugs: list[str]
 ) -> dict[str, Cell]:
-    """One student's cells for some lessons (their home page), in three queries. The state
+    """One student's cells for some lessons (their home page, the drill-down), in four
+    queries. The state
     ignores due dates: the caller applies each assignment's own with `state_of`."""
     if not slugs:
         return {}
     unique = sorted(set(slugs))
     totals = await item_totals(session=session, slugs=unique)
     stats = await cell_stats(session=session, students=lambda col: col == student_id, slugs=unique)
+    given_up = await given_up_counts(
+        session=session, students=lambda col: col == student_id, slugs=unique
+    )
     cells = fill_cells(
         student_ids=[student_id],
         lessons=[GridLesson(slug, slug) for slug in unique],
         totals=totals,
         stats=stats,
         now=utcnow(),
+        given_up=given_up,
     )
     return {slug: cell for (_, slug), cell in cells.items()}
 

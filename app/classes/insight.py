@@ -24,6 +24,8 @@ from app.models import (
     Exercise,
     Question,
     QuestionAttempt,
+    RevealReason,
+    SolutionReveal,
     Submission,
     SubmissionMode,
     SubmissionStatus,
@@ -56,6 +58,7 @@ class Item:
     wrong: list[Count] = field(default_factory=list)
     errors: list[Count] = field(default_factory=list)
     verdicts: list[Count] = field(default_factory=list)
+    students_gave_up: int = 0  # exercises: students who gave up and saw the solution
 
     @property
     def is_code(self) -> bool:
@@ -237,6 +240,14 @@ async def _exercise_items(
     )
     histogram = await session.execute(_histogram(numbered, numbered.c.verdict == Verdict.PASSED))
     _count_histogram(items, histogram)
+    gave_up = await session.execute(
+        select(SolutionReveal.exercise_id, func.count())
+        .where(SolutionReveal.user_id.in_(members), SolutionReveal.exercise_id.in_(list(items)))
+        .where(SolutionReveal.reason == RevealReason.GAVE_UP)
+        .group_by(SolutionReveal.exercise_id)
+    )
+    for exercise_id, students in gave_up:
+        items[exercise_id].students_gave_up = int(students)
     return items
 
 

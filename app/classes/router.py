@@ -19,7 +19,9 @@ from app.classes.access import (
     own_class,
 )
 from app.classes.drilldown import AnswerEvent as AnswerRow
+from app.classes.drilldown import GaveUpEvent as GaveUpRow
 from app.classes.drilldown import HintEvent as HintRow
+from app.classes.drilldown import SubmissionEvent as SubmissionRow
 from app.classes.drilldown import lesson_events
 from app.classes.export import grid_csv
 from app.classes.grid import GridLesson, build_grid, state_of, student_cells
@@ -35,6 +37,7 @@ from app.classes.schemas import (
     ClassPatch,
     Count,
     DrillDownOut,
+    GaveUpOut,
     HintOpenedOut,
     InsightOut,
     ItemInsight,
@@ -379,12 +382,17 @@ async def drill_down(
                 submission=submission_out(e.submission, with_code=True, teacher=True, preview=True),
             )
             for e in events
-            if not isinstance(e, HintRow)
+            if isinstance(e, AnswerRow | SubmissionRow)
         ],
         hints=[
             HintOpenedOut(exercise_id=e.exercise.id, number=e.number, opened_at=e.at)
             for e in events
             if isinstance(e, HintRow)
+        ],
+        gave_up=[
+            GaveUpOut(exercise_id=e.exercise.id, at=e.at)
+            for e in events
+            if isinstance(e, GaveUpRow)
         ],
     )
 
@@ -404,6 +412,7 @@ def item_out(item: Item, *, details: bool = True) -> ItemInsight:
         verdicts=[Count(label=c.label, students=c.students) for c in item.verdicts]
         if details
         else [],
+        students_gave_up=item.students_gave_up,
     )
 
 

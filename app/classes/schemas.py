@@ -147,6 +147,11 @@ class CellOut(BaseModel):
     attempts: int
     last_activity_at: datetime | None
     state: State
+    exercises_given_up: int = Field(
+        default=0,
+        description="Exercises of the lesson whose sample solution the student asked to see"
+        " before passing them (gave up); counted even if they passed afterwards.",
+    )
 
 
 class ProgressOut(BaseModel):
@@ -176,6 +181,11 @@ class HintOpenedOut(BaseModel):
     opened_at: datetime
 
 
+class GaveUpOut(BaseModel):
+    exercise_id: str
+    at: datetime = Field(description="When the student gave up and saw the sample solution.")
+
+
 class DrillDownOut(BaseModel):
     student: StudentRef
     lesson: LessonColumn
@@ -183,6 +193,11 @@ class DrillDownOut(BaseModel):
     events: list[Annotated[AnswerEvent | SubmissionEvent, Field(discriminator="kind")]]
     hints: list[HintOpenedOut] = Field(
         default_factory=list, description="The hints the student opened, oldest first."
+    )
+    gave_up: list[GaveUpOut] = Field(
+        default_factory=list,
+        description="The exercises the student gave up on (and so saw their sample solution"
+        " before passing them), oldest first.",
     )
 
 
@@ -203,6 +218,10 @@ class ItemInsight(BaseModel):
     wrong: list[Count] = Field(description="Most common wrong answers (or outputs), by students.")
     errors: list[Count] = Field(default_factory=list, description="Error types (code only).")
     verdicts: list[Count] = Field(default_factory=list, description="Verdicts (code only).")
+    students_gave_up: int = Field(
+        default=0,
+        description="Students who gave up and saw the sample solution before passing (code only).",
+    )
 
 
 class LessonInsight(BaseModel):

@@ -14,7 +14,7 @@ from app.errors import not_found
 from app.lessons import hints, service
 from app.models import User
 from app.quizzes.feedback import question_views
-from app.submissions.history import recent_by_exercise
+from app.submissions.history import devices_graded_now, recent_by_exercise
 from app.submissions.service import revealed
 from app.templating import render
 
@@ -76,6 +76,7 @@ async def render_lesson(
         if user
         else {},
         "pending": any(s.unfinished for rows in history.values() for s in rows),
+        "devices_now": await devices_graded_now(getattr(request.app.state, "grading", None)),
         "refused": refused,
     }
     if refused is None:

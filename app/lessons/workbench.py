@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from app.i18n import N_, gettext
-from app.models import RunVerdict
+from app.models import RunVerdict, SubmissionMode
 from app.submissions import jobs
 
 VERDICTS = {
@@ -20,6 +20,12 @@ VERDICTS = {
     "not_graded": N_("Not graded: no such device here"),
     "error": N_("Platform error"),
 }
+# A try-out is never graded: its run says whether the output matched, never "Passed".
+TRY_OUT_OUTCOMES = {
+    True: N_("Output matches the expected output"),
+    False: N_("Output differs from the expected output"),
+    None: N_("Ran; output not checked"),
+}
 STDERR_LINES = 30  # the last lines of error output shown; the rest is folded away
 
 
@@ -27,6 +33,24 @@ def verdict_label(verdict: str | None) -> str:
     if not verdict:
         return ""
     return gettext(VERDICTS.get(verdict, verdict.replace("_", " ").capitalize()))
+
+
+def try_out_matches(runs: list[dict[str, Any]]) -> bool | None:
+    """A try-out's one run: whether its output matched the expected output (None: not
+    checked, see app.submissions.jobs.checked_try_out)."""
+    return runs[0].get("output_matches") if runs else None
+
+
+def try_out_label(matches: bool | None) -> str:
+    return gettext(TRY_OUT_OUTCOMES[matches])
+
+
+def run_label(run: dict[str, Any], mode: str) -> str:
+    """A run's outcome in words: its verdict, or for a try-out that ran to a clean end,
+    whether its output matched."""
+    if mode == SubmissionMode.RUN and run.get("verdict") == RunVerdict.PASSED:
+        return try_out_label(run.get("output_matches"))
+    return verdict_label(run.get("verdict"))
 
 
 def hidden_checks(runs: list[dict[str, Any]]) -> dict[str, Any] | None:

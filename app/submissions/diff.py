@@ -64,11 +64,12 @@ def aligned_rows(expected: str, actual: str) -> list[DiffRow]:
 
 def shows_comparison(run: Mapping[str, Any], mode: str) -> bool:
     """Whether a run is shown as expected-against-actual (a graded run whose output was
-    compared and did not match), rather than as plain output."""
-    return (
-        mode != SubmissionMode.RUN
-        and run.get("verdict") != RunVerdict.PASSED
-        and bool(run.get("diff") or run.get("verdict") == RunVerdict.WRONG_OUTPUT)
+    compared and did not match, or a try-out whose output differs from the expected one),
+    rather than as plain output."""
+    if mode == SubmissionMode.RUN:
+        return run.get("output_matches") is False
+    return run.get("verdict") != RunVerdict.PASSED and bool(
+        run.get("diff") or run.get("verdict") == RunVerdict.WRONG_OUTPUT
     )
 
 

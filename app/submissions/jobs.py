@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from app.models import Exercise, RunVerdict, Submission, SubmissionMode, SubmissionStatus, Verdict
-from grader import Comparison, Job, Limits, Result, Run, Variant
+from grader import Comparison, ComparisonError, Job, Limits, Result, Run, Variant, compare
 
 
 def job_for(submission: Submission, exercise: Exercise) -> Job:
@@ -22,6 +22,23 @@ def job_for(submission: Submission, exercise: Exercise) -> Job:
         if submission.mode == SubmissionMode.RUN
         else [Variant.model_validate(v) for v in exercise.variants or []],
     )
+
+
+def checked_try_out(run: dict[str, Any], exercise: Exercise) -> dict[str, Any]:
+    """A try-out's run with `output_matches`: whether its output is the exercise's expected
+    output, compared as grading compares it. None when it did not run to a clean end (or
+    the expected output cannot be compared): nothing was checked then. The try-out stays
+    ungraded; this only keeps its page from calling a wrong output "passed"."""
+    matches: bool | None = None
+    if run.get("verdict") == RunVerdict.PASSED:
+        comparison = Comparison.model_validate(exercise.comparison)
+        try:
+            matches, _ = compare(
+                exercise.expected_output, run.get("stdout") or "", comparison, run["device"]
+            )
+        except ComparisonError:
+            matches = None
+    return {**run, "output_matches": matches}
 
 
 def summarize(job_id: str, runs: list[dict[str, Any]]) -> dict[str, Any]:

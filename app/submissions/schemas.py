@@ -29,6 +29,13 @@ class RunOut(Run):
         " (the view the student's page and the teacher's drill-down show); null when the run"
         " is not shown that way, and in lists (their outputs are previews).",
     )
+    output_matches: bool | None = Field(
+        default=None,
+        description="Try-out runs (`mode` `run`) that ran to a clean end: whether the output"
+        " matches the exercise's expected output, compared as grading compares it (the"
+        " try-out stays ungraded). null for graded runs, for a try-out that stopped with an"
+        " error or a limit, and for try-outs recorded before this was checked.",
+    )
     truncated: bool = Field(
         default=False,
         description="stdout, stderr or diff here keep only their first and last KiB, around"

@@ -148,6 +148,11 @@ async def record_runs(
         submission.lease_expires_at = None
         await session.flush()
         return "retry"
+    if submission.mode == SubmissionMode.RUN:
+        from app.submissions.jobs import checked_try_out  # the grader package, on demand
+
+        exercise = await session.get_one(Exercise, submission.exercise_id)
+        runs = [checked_try_out(run, exercise) for run in runs]
     inserted: set[str] = set()
     devices = [run["device"] for run in runs]
     distinct = len(set(devices)) == len(devices)
@@ -431,7 +436,12 @@ async def solution_reason(
 
 
 async def give_up(*, session: AsyncSession, user_id: int, exercise_id: str) -> None:
-    """Record that the student chose to see the solution; giving up twice is harmless."""
+    """Record that the student chose to see the solution; giving up twice is harmless, and
+    after passing it is no giving up (their teacher is shown give-ups)."""
+    if await solution_reason(session=session, user_id=user_id, exercise_id=exercise_id) == (
+        RevealReason.PASSED
+    ):
+        return
     statement = insert_for(session)(SolutionReveal).values(
         user_id=user_id, exercise_id=exercise_id, reason=RevealReason.GAVE_UP, created_at=utcnow()
     )

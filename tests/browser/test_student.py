@@ -177,11 +177,13 @@ def work_on_the_exercise(v: Visitor) -> None:
     exercise.scroll_into_view_if_needed()
     v.shot("submission-failed", exercise)
 
-    # A try-out run on the CPU: shows the output, not graded.
+    # A try-out run on the CPU: not graded, and its output differs from the expected one,
+    # which it says (never "Passed"), beside the expected output.
     set_code(v, exercise, TRY_CODE)
     exercise.locator("button.run").click()
-    exercise.locator(".live.live-run .verdict-line.right").wait_for()
-    assert "tensor(2.)" in exercise.locator(".live pre.output").inner_text()
+    exercise.locator(".live.live-run .verdict-line.wrong").wait_for()
+    assert words["passed"] not in exercise.locator(".live .verdict-line").inner_text()
+    assert "tensor(2.)" in exercise.locator(".live table.side-by-side").inner_text()
 
     # The right code, sent with the button.
     set_code(v, exercise, RIGHT_CODE)
@@ -337,9 +339,9 @@ def test_the_workbench_without_javascript(browser: Any, server: Web) -> None:
         textarea.fill(TRY_CODE)
         exercise.locator("button.run").click()
         page.locator(".history details.mode-run.status-done").first.wait_for()
-        assert (
-            "tensor(2.)" in page.locator(".history details.mode-run pre.output").first.inner_text()
-        )
+        try_out = page.locator(".history details.mode-run").first
+        assert "Output differs from the expected output" in try_out.locator(".badge").inner_text()
+        assert "tensor(2.)" in try_out.locator("table.side-by-side").inner_text()
 
         v.go("/lessons/tensor-basics")
         exercise = page.locator("article.exercise").first

@@ -283,3 +283,70 @@ async def test_waiting_leaves_nothing_behind(live: httpx.AsyncClient, live_app: 
     response = await live.get(f"/api/submissions/{result['id']}?wait=5", headers=bearer(stranger))
     assert response.status_code == 404
     assert len(live_app.state.grading.notifier) == 0
+
+
+async def run_and_wait(
+    client: httpx.AsyncClient, headers: dict[str, str], code: str
+) -> dict[str, Any]:
+    response = await client.post(
+        f"/api/exercises/{EXERCISE}/runs", json={"code": code}, headers=headers
+    )
+    assert response.status_code == 202, response.text
+    for _ in range(10):
+        body = (
+            await client.get(f"/api/submissions/{response.json()['id']}?wait=30", headers=headers)
+        ).json()
+        if body["status"] in ("done", "error"):
+            return body
+    raise AssertionError("never finished")
+
+
+async def test_a_try_out_says_whether_its_output_matched_never_passed(
+    live: httpx.AsyncClient,
+) -> None:
+    _, token = await register(live)
+    headers = bearer(token)
+    right = await run_and_wait(live, headers, SOLUTION)
+    assert right["runs"][0]["output_matches"] is True
+    assert right["runs"][0]["rows"] is None
+    wrong = await run_and_wait(live, headers, "print('trying')")
+    assert wrong["verdict"] == "passed"  # it ran cleanly: the try-out is still not graded
+    assert wrong["runs"][0]["output_matches"] is False
+    # Shown against the expected output, like a graded run that did not match.
+    actual = [row["actual"] for row in wrong["runs"][0]["rows"]]
+    assert [cell["text"] for cell in actual if cell["number"] is not None] == ["trying"]
+    crashed = await run_and_wait(live, headers, "1/0")
+    assert crashed["runs"][0]["output_matches"] is None  # stopped: nothing was compared
+    listed = (await live.get(f"/api/exercises/{EXERCISE}/submissions", headers=headers)).json()
+    assert [s["runs"][0]["output_matches"] for s in listed] == [None, False, True]
+
+    page = (await live.get("/lessons/gpu-support", headers=headers)).text
+    history = page[page.index('class="history"') :]
+    assert "Output differs from the expected output" in history
+    assert "Output matches the expected output" in history
+    assert "✓</span> Passed" not in history and "✓</span> Ran" not in history
+
+
+async def test_the_lesson_page_says_which_devices_grade_here(live: httpx.AsyncClient) -> None:
+    """This machine has no GPU: cpu is graded here, cuda only where a server has one."""
+    _, token = await register(live)
+    page = (await live.get("/lessons/gpu-support", headers=bearer(token))).text
+    line = page[page.index('<p class="devices">') :]
+    line = line[: line.index("</p>")]
+    assert 'Graded here on: <span class="device">cpu</span>' in line
+    assert '<span class="device">cuda</span> is checked on servers that have it' in line
+    assert "this one has none right now" in line
+
+
+async def test_giving_up_after_passing_is_not_recorded_as_giving_up(
+    live: httpx.AsyncClient,
+) -> None:
+    _, token = await register(live)
+    headers = bearer(token)
+    await submit_and_wait(live, headers, SOLUTION)
+    response = await live.post(f"/api/exercises/{EXERCISE}/give-up", headers=headers)
+    assert response.json()["reason"] == "passed"
+    failed = await submit_and_wait(live, headers, "print(1)")
+    assert failed["verdict"] == "wrong_output"
+    shown = await live.get(f"/api/exercises/{EXERCISE}/solution", headers=headers)
+    assert shown.json()["reason"] == "passed"
