@@ -3,7 +3,12 @@
 history, a wrong output's comparison and a sample solution; the account; the classes list;
 a class with a student and assignments; the progress grid; the drill-down; the insight;
 joining; logging in and signing up) is at most as wide as the window. Wide things (code,
-output, tables) scroll inside themselves."""
+output, tables) scroll inside themselves.
+
+Also how the lesson and home pages lay things out: a question's prompt wraps as one text;
+the sample solution is coloured like the editor's code; try-out runs are listed apart from
+graded submissions and long lists fold; the home page's tracks use the width and give each
+lesson its length and the student's progress; the favicon."""
 
 from __future__ import annotations
 
