@@ -1,4 +1,4 @@
-"""`python -m app ...`: serve, migrate, check content, create users."""
+"""`python -m app ...`: serve, migrate, check content, create users, back up and restore."""
 
 from __future__ import annotations
 
@@ -28,6 +28,27 @@ def _serve(settings: Settings, args: argparse.Namespace) -> int:
         timeout_graceful_shutdown=10,
     )
     return 0
+
+
+def database_label(settings: Settings) -> str:
+    """The database this command works on, as a URL without its password (and without the
+    async driver the app picks), to print: a server started with another DATA_DIR or
+    DATABASE_URL uses another database."""
+    from sqlalchemy.engine import make_url
+
+    url = make_url(settings.effective_database_url)
+    return url.set(drivername=url.get_backend_name()).render_as_string(hide_password=True)
+
+
+def _warn_if_default(settings: Settings) -> None:
+    """A warning when the database is the default one, found from no setting."""
+    if not {"data_dir", "database_url"} & settings.model_fields_set:
+        print(
+            "note: neither DATA_DIR nor DATABASE_URL is set, so this is the default database "
+            "in ./data. If the server runs with another DATA_DIR or DATABASE_URL, run this "
+            "command again with the same setting, or the account is not where the server looks.",
+            file=sys.stderr,
+        )
 
 
 def _migrate(settings: Settings, _args: argparse.Namespace) -> int:
@@ -133,7 +154,8 @@ def _create_user(settings: Settings, args: argparse.Namespace) -> int:
                 if existing is not None:
                     if not args.update:
                         print(
-                            f"{credentials.username} exists; add --update to change it.",
+                            f"{credentials.username} exists in {database_label(settings)}; "
+                            "add --update to change it.",
                             file=sys.stderr,
                         )
                         return 1
@@ -142,7 +164,10 @@ def _create_user(settings: Settings, args: argparse.Namespace) -> int:
                     await service.set_password(
                         session=session, user=existing, password=credentials.password
                     )
-                    print(f"updated {args.role} {credentials.username}")
+                    print(
+                        f"updated {args.role} {credentials.username} in {database_label(settings)}"
+                    )
+                    _warn_if_default(settings)
                     return 0
                 await service.create_user(
                     session=session,
@@ -150,7 +175,8 @@ def _create_user(settings: Settings, args: argparse.Namespace) -> int:
                     password=credentials.password,
                     role=args.role,
                 )
-            print(f"created {args.role} {credentials.username}")
+            print(f"created {args.role} {credentials.username} in {database_label(settings)}")
+            _warn_if_default(settings)
             return 0
         finally:
             await database.dispose()
@@ -173,19 +199,48 @@ def _set_active(settings: Settings, args: argparse.Namespace) -> int:
             async with database.writer() as session, session.begin():
                 user = await service.get_user_by_username(session=session, username=args.username)
                 if user is None:
-                    print(f"no user {args.username}", file=sys.stderr)
+                    print(f"no user {args.username} in {database_label(settings)}", file=sys.stderr)
                     return 1
                 await service.set_active(session=session, user=user, active=active)
         finally:
             await database.dispose()
+        where = database_label(settings)
         if active:
-            print(f"enabled {args.username}")
+            print(f"enabled {args.username} in {where}")
         else:
-            print(f"disabled {args.username}: logged out everywhere, API tokens revoked")
+            print(f"disabled {args.username} in {where}: logged out everywhere, API tokens revoked")
         return 0
 
     _migrate(settings, args)
     return asyncio.run(change())
+
+
+def _backup(settings: Settings, args: argparse.Namespace) -> int:
+    from app.backup import BackupError, backup
+
+    try:
+        written = backup(settings=settings, output=Path(args.output) if args.output else None)
+    except BackupError as exc:
+        print(exc, file=sys.stderr)
+        return 1
+    print(f"backed up {written.source} (migration {written.revision}) to {written.path}")
+    for note in written.notes:
+        print(note)
+    return 0
+
+
+def _restore(settings: Settings, args: argparse.Namespace) -> int:
+    from app.backup import BackupError, restore
+
+    try:
+        restored = restore(settings=settings, path=Path(args.path), force=args.force)
+    except BackupError as exc:
+        print(exc, file=sys.stderr)
+        return 1
+    migrated = ", then migrated to this version" if restored.migrated else ""
+    print(f"restored {args.path} (migration {restored.revision}) into {restored.target}{migrated}")
+    print("Restart the web process(es) now: they load the lessons again as they start.")
+    return 0
 
 
 def parser() -> argparse.ArgumentParser:
@@ -225,7 +280,11 @@ def parser() -> argparse.ArgumentParser:
     )
     translated.set_defaults(handler=_content_translations)
 
-    user = commands.add_parser("create-user", help="create a user (teachers are made this way)")
+    user = commands.add_parser(
+        "create-user",
+        help="create a user (a teacher, or an administrator); give it the server's DATA_DIR "
+        "or DATABASE_URL",
+    )
     user.add_argument("--username", required=True)
     from app.models import Role
 
@@ -240,6 +299,24 @@ def parser() -> argparse.ArgumentParser:
         switch = commands.add_parser(command, help=help_text)
         switch.add_argument("--username", required=True)
         switch.set_defaults(handler=_set_active)
+
+    saved = commands.add_parser(
+        "backup", help="write the whole database to one file, online (docs/self-hosting.md)"
+    )
+    saved.add_argument(
+        "--output",
+        help="file to write, or a folder for the default name "
+        "(default: DATA_DIR/backups/tensorcamp-<UTC time>.sqlite3 or .dump)",
+    )
+    saved.set_defaults(handler=_backup)
+    restoring = commands.add_parser(
+        "restore", help="replace the database by a backup, all or nothing, then migrate it"
+    )
+    restoring.add_argument("path", help="a file `python -m app backup` wrote")
+    restoring.add_argument(
+        "--force", action="store_true", help="replace a database that already holds users"
+    )
+    restoring.set_defaults(handler=_restore)
     return root
 
 

@@ -1,0 +1,5 @@
+"""The one error backups and restores raise: a refusal, worded for the operator."""
+
+
+class BackupError(Exception):
+    pass
