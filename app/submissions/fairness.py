@@ -17,7 +17,7 @@ writer at a time already). Every finish is followed, in its own transaction, by
 from __future__ import annotations
 
 from collections import defaultdict
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from functools import cache
 from typing import Any
@@ -33,10 +33,12 @@ from app.models import Submission, SubmissionStatus, User, utcnow
 class Place:
     """Where an unfinished submission stands. `position`: its place in the graders' line
     (1 is next), while it is queued there. `waiting_for_own`: how many of the student's
-    own earlier submissions are still unfinished, while it waits behind them."""
+    own earlier submissions are still unfinished, while it waits behind them.
+    `wait_estimate_s`: about how long until it starts, while it has a `position`."""
 
     position: int | None = None
     waiting_for_own: int | None = None
+    wait_estimate_s: float | None = None
 
 
 def in_flight(row: Any = Submission) -> ColumnElement[bool]:
@@ -153,4 +155,40 @@ async def place_of(*, session: AsyncSession, submission: Submission) -> Place:
             ),
         )
     )
-    return Place(position=int(ahead or 0) + 1)
+    return await with_estimate(session=session, place=Place(position=int(ahead or 0) + 1))
+
+
+RECENT_RUNS = 50  # the finished submissions the mean run time is taken over
+
+
+async def with_estimate(*, session: AsyncSession, place: Place) -> Place:
+    """`place` with its wait estimated: position × the recent mean run time ÷ the graders
+    working now (the submissions running: every process sees the rows, whichever grading
+    back end runs them; at least one, the grader that takes the next). Unknown (None)
+    outside the graders' line and before anything has been graded."""
+    if place.position is None:
+        return place
+    recent = await session.execute(
+        select(Submission.started_at, Submission.finished_at)
+        .where(
+            Submission.status == SubmissionStatus.DONE,
+            Submission.started_at.is_not(None),
+            Submission.finished_at.is_not(None),
+        )
+        .order_by(Submission.id.desc())
+        .limit(RECENT_RUNS)
+    )
+    # Computed here, not in SQL: subtracting timestamps is spelled differently per database.
+    spans = [
+        (finished - started).total_seconds()
+        for started, finished in recent
+        if started is not None and finished is not None
+    ]
+    if not spans:
+        return place
+    running = await session.scalar(
+        select(func.count()).where(Submission.status == SubmissionStatus.RUNNING)
+    )
+    mean_s = max(0.0, sum(spans) / len(spans))
+    estimate = place.position * mean_s / max(1, int(running or 0))
+    return replace(place, wait_estimate_s=round(estimate, 1))

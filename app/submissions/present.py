@@ -80,6 +80,7 @@ def submission_out(
         mode=submission.mode,
         position=place.position,
         waiting_for_own=place.waiting_for_own,
+        wait_estimate_s=place.wait_estimate_s,
         code=submission.code if with_code else None,
         hidden_checks=checks,
     )

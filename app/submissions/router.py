@@ -117,7 +117,8 @@ async def accept_submission(
     if background is not None and (grading := grading_of(request)) is not None:
         # Started only once the unit of work has committed the row.
         background.add_task(grading.submitted, submission.id)
-    return Accepted(submission, Place(position=admission.in_line + 1))
+    place = Place(position=admission.in_line + 1)
+    return Accepted(submission, await fairness.with_estimate(session=session, place=place))
 
 
 async def answer_submitted(

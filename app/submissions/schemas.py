@@ -75,6 +75,13 @@ class SubmissionOut(BaseModel):
         " them are unfinished. Each student has a few submissions graded at a time"
         " (one by default), so that no one holds up everyone else; null otherwise.",
     )
+    wait_estimate_s: float | None = Field(
+        default=None,
+        description="While queued in the graders' line (`position` set): about how many"
+        " seconds until grading starts, as position × the mean run time of the latest"
+        " finished submissions ÷ the submissions running now. null when unknown (nothing"
+        " graded yet) and otherwise.",
+    )
     code: str | None = None
     output_truncated: bool = Field(
         default=False,
