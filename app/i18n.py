@@ -192,6 +192,8 @@ def js_messages() -> dict[str, str]:
         "offline": _("Could not reach the server; try again."),
         "queued": _("Queued"),
         "queued_position": _("Queued: number {position} in line"),
+        "queued_wait": _("Queued: number {position} in line, about {seconds} s to wait"),
+        "retrying_in": _("Many are sending code now; sending yours again in {seconds} s…"),
         "waiting_for_own": _("Waiting for your earlier submission to finish"),
         "running": _("Running…"),
         "running_on": _("Running on {devices}…"),

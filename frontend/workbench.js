@@ -7,6 +7,7 @@ import { hiddenNote, hiddenOnly, historyItem, runResult, tryOutMatches, tryOutSy
 import { t } from "./i18n.js";
 
 const POLL_WAIT_S = 2; // each poll is held up to this long: quick when done, live meanwhile
+const RETRY_AFTER_S = 5; // after a 429 without Retry-After
 const DRAFT_PREFIX = "tensorcamp:draft:";
 // The history lists as the page draws them (app/submissions/history.py, lessons/_exercise.html):
 // the newest HISTORY_SIZE of each kind, the first SHOWN of each open to see.
@@ -106,13 +107,21 @@ class Workbench {
   async send(mode) {
     if (this.busy) return;
     this.setBusy(true);
-    this.showProgress(mode, { status: "sending", runs: [] });
+    // The code as it was when the button was pressed, also when it is sent again after a 429.
+    const code = this.editor.getCode();
     try {
       const path = mode === "run" ? "runs" : "submissions";
-      const submission = await api("POST", `/api/exercises/${this.data.id}/${path}`, {
-        code: this.editor.getCode(),
-      });
-      storage.set(this.draftKey, { code: this.editor.getCode(), savedAt: Date.now() });
+      let submission = null;
+      while (submission === null) {
+        this.showProgress(mode, { status: "sending", runs: [] });
+        try {
+          submission = await api("POST", `/api/exercises/${this.data.id}/${path}`, { code });
+        } catch (error) {
+          if (!(error instanceof HttpError) || error.status !== 429) throw error;
+          await this.countDown(mode, error.retryAfter ?? RETRY_AFTER_S);
+        }
+      }
+      storage.set(this.draftKey, { code, savedAt: Date.now() });
       await this.follow(submission, mode);
     } catch (error) {
       this.showError(error);
@@ -146,6 +155,17 @@ class Workbench {
     }
   }
 
+  /** Backpressure (429): the server says when to try again; the page waits that long,
+   * counting down, and sends again by itself. */
+  async countDown(mode, seconds) {
+    for (let left = Math.max(1, Math.ceil(seconds)); left > 0; left -= 1) {
+      const { status, body } = this.panel(mode);
+      status.replaceChildren(el("p", { class: "live-line retry-line" }, t("retrying_in", { seconds: left })));
+      body.replaceChildren();
+      await sleep(1000);
+    }
+  }
+
   panel(mode) {
     this.live.className = `live active ${mode === "run" ? "live-run" : "live-grade"}`;
     return { status: this.live.querySelector(".live-status"), body: this.live.querySelector(".live-body") };
@@ -157,7 +177,9 @@ class Workbench {
     let text;
     if (s.status === "sending") text = t("submitting");
     else if (s.status === "queued" && s.waiting_for_own) text = t("waiting_for_own");
-    else if (s.status === "queued") text = s.position ? t("queued_position", { position: s.position }) : t("queued");
+    else if (s.status === "queued" && s.position && s.wait_estimate_s != null) {
+      text = t("queued_wait", { position: s.position, seconds: Math.max(1, Math.round(s.wait_estimate_s)) });
+    } else if (s.status === "queued") text = s.position ? t("queued_position", { position: s.position }) : t("queued");
     else text = mode === "run" ? t("running_cpu") : t("running_on", { devices: (this.data.devices_now?.length ? this.data.devices_now : this.data.devices).join(", ") });
     const stage = s.status === "running" ? 1 : 0;
     const steps = [t("step_queued"), t("step_running"), t("step_verdict")];
