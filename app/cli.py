@@ -317,6 +317,9 @@ def parser() -> argparse.ArgumentParser:
         "--force", action="store_true", help="replace a database that already holds users"
     )
     restoring.set_defaults(handler=_restore)
+    from app.lti.cli import add_commands as add_lti_commands
+
+    add_lti_commands(commands)
     return root
 
 

@@ -16,7 +16,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.middleware.sessions import SessionMiddleware
 from starlette.middleware.trustedhost import TrustedHostMiddleware
 
-from app import apidocs, errors, migrations, operations
+from app import apidocs, errors, lti, migrations, operations
 from app.auth import pages as auth_pages
 from app.auth import router as auth_router
 from app.auth.dependencies import SESSION_COOKIE, require_csrf
@@ -156,5 +156,6 @@ def create_app(settings: Settings | None = None, database: Database | None = Non
     app.mount("/static", StaticFiles(directory=REPO_ROOT / "app" / "static"), name="static")
 
     app.include_router(operations.router)
+    lti.install(app)  # without the CSRF check: see app/lti/__init__.py
     apidocs.install(app)
     return app

@@ -6,6 +6,14 @@ from app.models.classroom import ClassAssignment, ClassMember, Classroom
 from app.models.content import Exercise, HintOpening, Lesson, Question, Track
 from app.models.limit import RateCount
 from app.models.login import LoginSession, LoginSuccess
+from app.models.lti import (
+    LtiAccount,
+    LtiContext,
+    LtiDeployment,
+    LtiLogin,
+    LtiPlatform,
+    LtiToolKey,
+)
 from app.models.states import (
     RevealReason,
     Role,
@@ -29,6 +37,12 @@ __all__ = [
     "LoginFailure",
     "LoginSession",
     "LoginSuccess",
+    "LtiAccount",
+    "LtiContext",
+    "LtiDeployment",
+    "LtiLogin",
+    "LtiPlatform",
+    "LtiToolKey",
     "Question",
     "QuestionAttempt",
     "RateCount",

@@ -1,0 +1,86 @@
+"""An independent LTI 1.3 platform (lti1p3platform, tests/app/lti/lms.py) in a process
+of its own on loopback, registered with the tool under test; and a browser-like client
+that speaks to both: the tool in process (http://testserver), the platform over HTTP."""
+
+from __future__ import annotations
+
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+from fastapi import FastAPI
+
+from app.db import Database
+from app.lti import service
+from tests.app.lti.flow import RunningPlatform
+from tests.helpers import refuse_server_errors
+
+CLIENT_ID = "tensorcamp-client"
+DEPLOYMENT_ID = "deployment-1"
+TOOL = "http://testserver"
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port: int = sock.getsockname()[1]
+        return port
+
+
+@pytest.fixture(scope="session")
+def platform() -> Iterator[RunningPlatform]:
+    port = _free_port()
+    script = Path(__file__).with_name("lms.py")
+    process = subprocess.Popen(
+        [sys.executable, str(script), str(port), TOOL, CLIENT_ID, DEPLOYMENT_ID]
+    )
+    url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                if httpx.get(f"{url}/jwks", timeout=1).status_code == 200:
+                    break
+            except httpx.TransportError:
+                pass
+            if process.poll() is not None or time.monotonic() > deadline:
+                raise RuntimeError("the LTI platform process did not start")
+            time.sleep(0.1)
+        yield RunningPlatform(url)
+    finally:
+        process.terminate()
+        process.wait(timeout=10)
+
+
+@pytest.fixture
+async def registered(db: Database, platform: RunningPlatform) -> RunningPlatform:
+    """The platform registered with the tool, as `lti add-platform` does."""
+    async with db.sessionmaker() as session, session.begin():
+        await service.add_platform(
+            session=session,
+            issuer=platform.url,
+            client_id=CLIENT_ID,
+            deployment_ids=[DEPLOYMENT_ID],
+            auth_url=f"{platform.url}/auth",
+            token_url=f"{platform.url}/token",
+            jwks_url=f"{platform.url}/jwks",
+        )
+    return platform
+
+
+@pytest.fixture
+async def browser(app: FastAPI, platform: RunningPlatform) -> AsyncIterator[httpx.AsyncClient]:
+    """One cookie jar for both sites, as a browser has; redirects followed by hand."""
+    mounts = {
+        TOOL: httpx.ASGITransport(app=app),
+        platform.url: httpx.AsyncHTTPTransport(),
+    }
+    async with httpx.AsyncClient(
+        mounts=mounts, base_url=TOOL, event_hooks={"response": [refuse_server_errors]}
+    ) as client:
+        yield client

@@ -1,0 +1,194 @@
+"""An LTI 1.3 platform we did not write, run as a process of its own on loopback for the
+tests: the `lti1p3platform` package (its Registration, OIDC login and message launch)
+behind a few routes, with its own RSA key. Its FastAPI helpers import pkg_resources, which
+this environment lacks, so the two abstract classes are completed here (a redirect, and
+the auto-posting form every platform sends).
+
+    python tests/app/lti/lms.py PORT TOOL_BASE_URL CLIENT_ID DEPLOYMENT_ID
+
+GET /start?user=..&role=Learner|Instructor[&lesson=..][&tamper=..] begins a launch (the
+platform's side of "a user clicks the link"): a redirect to the tool's login initiation.
+GET /auth is the OIDC authorization endpoint the tool sends the browser to; it answers
+the form that posts id_token and state to the tool. `tamper` makes a token the tool must
+refuse: bad_signature, wrong_audience, unknown_deployment, expired."""
+
+from __future__ import annotations
+
+import html
+import secrets
+import sys
+import typing as t
+from dataclasses import dataclass
+
+import uvicorn
+from cryptography.hazmat.primitives import serialization
+from cryptography.hazmat.primitives.asymmetric import rsa
+from fastapi import FastAPI, Request
+from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse
+from lti1p3platform.ltiplatform import LTI1P3PlatformConfAbstract
+from lti1p3platform.message_launch import MessageLaunchAbstract
+from lti1p3platform.oidc_login import OIDCLoginAbstract
+from lti1p3platform.registration import Registration
+
+MEMBERSHIP = "http://purl.imsglobal.org/vocab/lis/v2/membership#"
+ISSUER_PATH = ""  # the issuer is the platform's own base URL
+
+
+def _pem_pair() -> tuple[str, str]:
+    key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
+    private = key.private_bytes(
+        serialization.Encoding.PEM,
+        serialization.PrivateFormat.PKCS8,
+        serialization.NoEncryption(),
+    ).decode()
+    public = (
+        key.public_key()
+        .public_bytes(serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo)
+        .decode()
+    )
+    return private, public
+
+
+@dataclass
+class Launch:
+    user: str
+    role: str
+    lesson: str | None
+    tamper: str | None
+    context: str
+
+
+class TamperingRegistration(Registration):
+    """The library's registration; `forged_key` signs with a key the platform does not
+    publish, under the kid of the one it does (a forged or corrupted signature)."""
+
+    forged_key: str | None = None
+
+    def platform_encode_and_sign(
+        self, payload: dict[str, t.Any], expiration: int | None = None
+    ) -> str:
+        if self.forged_key is None:
+            return super().platform_encode_and_sign(payload, expiration=expiration)
+        return Registration.encode_and_sign(
+            payload, self.forged_key, {"kid": self.get_kid()}, expiration=expiration
+        )
+
+
+class Platform(LTI1P3PlatformConfAbstract):
+    def init_platform_config(self, **kwargs: t.Any) -> None:
+        self.registration: TamperingRegistration = kwargs["registration"]
+
+    def get_registration_by_params(self, **kwargs: t.Any) -> Registration:
+        return self.registration
+
+
+class Login(OIDCLoginAbstract):
+    def set_lti_message_hint(self, **kwargs: t.Any) -> None:
+        self._lti_message_hint = kwargs["hint"]
+
+    def get_redirect(self, url: str) -> RedirectResponse:
+        return RedirectResponse(url)
+
+
+class MessageLaunch(MessageLaunchAbstract):
+    def get_preflight_response(self) -> dict[str, t.Any]:
+        assert isinstance(self._request, dict)
+        return self._request
+
+    def render_launch_form(self, launch_data: dict[str, t.Any], **kwargs: t.Any) -> HTMLResponse:
+        fields = "".join(
+            f'<input type="hidden" name="{name}" value="{html.escape(str(launch_data[name]))}">'
+            for name in ("id_token", "state")
+        )
+        action = html.escape(str(launch_data["launch_url"]))
+        return HTMLResponse(
+            f'<form method="post" action="{action}" id="launch">{fields}</form>'
+            "<script>document.getElementById('launch').submit()</script>"
+        )
+
+
+def create_platform(base: str, tool: str, client_id: str, deployment_id: str) -> FastAPI:
+    private, public = _pem_pair()
+    registration = TamperingRegistration()
+    registration.set_iss(base).set_client_id(client_id).set_deployment_id(deployment_id)
+    registration.set_oidc_login_url(f"{tool}/lti/login").set_launch_url(f"{tool}/lti/launch")
+    registration.set_platform_private_key(private).set_platform_public_key(public)
+    launches: dict[str, Launch] = {}
+    app = FastAPI()
+
+    @app.get("/jwks")
+    async def jwks() -> JSONResponse:
+        return JSONResponse({"keys": registration.get_jwks()})
+
+    @app.post("/rotate")
+    async def rotate() -> JSONResponse:
+        """A new platform key (and kid): tokens from now on are signed with it."""
+        new_private, new_public = _pem_pair()
+        registration.set_platform_private_key(new_private).set_platform_public_key(new_public)
+        return JSONResponse({"kid": registration.get_kid()})
+
+    @app.get("/start")
+    async def start(
+        user: str,
+        role: str,
+        lesson: str | None = None,
+        tamper: str | None = None,
+        context: str = "course-1",
+    ) -> RedirectResponse:
+        hint = secrets.token_urlsafe(8)
+        launches[hint] = Launch(user, role, lesson, tamper, context)
+        login = Login(None, Platform(registration=registration))
+        login.set_lti_message_hint(hint=hint)
+        if lesson:
+            login.set_launch_url(f"{tool}/lessons/{lesson}")
+        redirect: RedirectResponse = login.initiate_login(user)
+        return redirect
+
+    @app.get("/auth")
+    async def auth(request: Request) -> HTMLResponse:
+        params = dict(request.query_params)
+        found = launches.pop(params.get("lti_message_hint", ""), None)
+        if found is None or params.get("login_hint") != found.user:
+            return HTMLResponse("unknown launch", status_code=400)
+        launch = MessageLaunch(params, Platform(registration=registration))
+        launch.set_user_data(
+            found.user,
+            [MEMBERSHIP + found.role],
+            full_name=f"User {found.user}",
+            preferred_username=found.user,
+        )
+        launch.set_resource_link_claim(f"link-{found.lesson or 'home'}", title="Lesson")
+        launch.set_launch_context_claim(
+            found.context, context_title=f"Course {found.context}", context_label=found.context
+        )
+        if found.lesson:
+            launch.set_launch_url(f"{tool}/lessons/{found.lesson}")
+        tampered = {
+            "wrong_audience": {"aud": "someone-else", "azp": "someone-else"},
+            "unknown_deployment": {
+                "https://purl.imsglobal.org/spec/lti/claim/deployment_id": "not-registered"
+            },
+        }.get(found.tamper or "")
+        if tampered:
+            launch.set_extra_claims(tampered)
+        if found.tamper == "expired":
+            launch.set_id_token_expiration(-600)
+        registration.forged_key = _pem_pair()[0] if found.tamper == "bad_signature" else None
+        try:
+            response: HTMLResponse = launch.lti_launch()
+        finally:
+            registration.forged_key = None
+        return response
+
+    return app
+
+
+if __name__ == "__main__":
+    port, tool, client_id, deployment_id = sys.argv[1:5]
+    base = f"http://127.0.0.1:{port}"
+    uvicorn.run(
+        create_platform(base, tool, client_id, deployment_id),
+        host="127.0.0.1",
+        port=int(port),
+        log_level="warning",
+    )
