@@ -9,6 +9,7 @@ import subprocess
 import sys
 import time
 from collections.abc import AsyncIterator, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import httpx
@@ -32,12 +33,13 @@ def _free_port() -> int:
         return port
 
 
-@pytest.fixture(scope="session")
-def platform() -> Iterator[RunningPlatform]:
+@contextmanager
+def running_platform(tool: str) -> Iterator[RunningPlatform]:
+    """The platform process, for the tool at `tool`, until the block ends."""
     port = _free_port()
     script = Path(__file__).with_name("lms.py")
     process = subprocess.Popen(
-        [sys.executable, str(script), str(port), TOOL, CLIENT_ID, DEPLOYMENT_ID]
+        [sys.executable, str(script), str(port), tool, CLIENT_ID, DEPLOYMENT_ID]
     )
     url = f"http://127.0.0.1:{port}"
     try:
@@ -55,6 +57,12 @@ def platform() -> Iterator[RunningPlatform]:
     finally:
         process.terminate()
         process.wait(timeout=10)
+
+
+@pytest.fixture(scope="session")
+def platform() -> Iterator[RunningPlatform]:
+    with running_platform(TOOL) as running:
+        yield running
 
 
 @pytest.fixture
