@@ -1,9 +1,14 @@
-"""The progress grid as CSV: one row per student and lesson, the API's cells with names."""
+"""The progress grid as CSV: one row per student and lesson, the API's cells with names.
+
+Columns only ever join at the end. `due_at` is the student's due date (their extension,
+else the lesson's); `extended_to` is set only for an extension; `late_by_hours` is empty
+when the cell is not late."""
 
 from __future__ import annotations
 
 import csv
 import io
+from datetime import datetime
 
 from app.classes.grid import Grid
 
@@ -21,7 +26,15 @@ COLUMNS = (
     "last_activity_at",
     "due_at",
     "exercises_given_up",
+    "completed_at",
+    "extended_to",
+    "late_by_hours",
+    "score_percent",
 )
+
+
+def _time(value: datetime | None) -> str:
+    return value.isoformat() if value else ""
 
 
 def _text(value: str) -> str:
@@ -48,9 +61,13 @@ def grid_csv(grid: Grid) -> str:
                     cell.exercises_passed,
                     cell.exercises_total,
                     cell.attempts,
-                    cell.last_activity_at.isoformat() if cell.last_activity_at else "",
-                    lesson.due_at.isoformat() if lesson.due_at else "",
+                    _time(cell.last_activity_at),
+                    _time(cell.due_at),
                     cell.exercises_given_up,
+                    _time(cell.completed_at),
+                    _time(cell.extended_to),
+                    "" if cell.late_by_hours is None else cell.late_by_hours,
+                    cell.score_percent,
                 )
             )
     return out.getvalue()

@@ -11,9 +11,11 @@ A cell counts the live (not retired) questions and exercises of its lesson:
   a platform error is not the student's attempt); last_activity_at: the newest of those.
 - exercises_given_up: exercises whose sample solution the student asked to see before
   passing them ("Give up and show the solution"); counted whatever happened after.
-- state: "done" when every question is right and every exercise passed; else "late" once
-  the lesson's due date has passed; else "in_progress" after any attempt; else
-  "not_started".
+- completed_at: when the lesson became complete, the time of the answer or graded
+  submission that did its last item (each item counts from its first success);
+- state, late_by_hours, score_percent: app/classes/due.py, against the student's
+  effective due date (their extension, else the assignment's); the score counts items done
+  after that date under the assignment's late policy.
 """
 
 from __future__ import annotations
@@ -21,16 +23,30 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any, Literal
+from typing import Any
 
-from sqlalchemy import ColumnElement, Integer, case, cast, func, literal, select, union_all
+from sqlalchemy import (
+    ColumnElement,
+    Integer,
+    and_,
+    case,
+    cast,
+    func,
+    literal,
+    or_,
+    select,
+    union_all,
+)
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from app.classes.service import active_members
+from app.classes import due
+from app.classes.due import STATE_LABELS, STATE_SYMBOLS, STATES, LatePolicy, State, state_of
+from app.classes.service import active_members, class_extensions
 from app.i18n import N_
 from app.models import (
     ClassAssignment,
     ClassMember,
+    DueExtension,
     Exercise,
     Lesson,
     Question,
@@ -45,21 +61,19 @@ from app.models import (
     utcnow,
 )
 
-State = Literal["not_started", "in_progress", "done", "late"]
-STATES: tuple[State, ...] = ("done", "in_progress", "late", "not_started")
-STATE_LABELS: dict[str, str] = {
-    "done": N_("Done"),
-    "in_progress": N_("In progress"),
-    "late": N_("Late"),
-    "not_started": N_("Not started"),
-}
-STATE_SYMBOLS: dict[str, str] = {"done": "✓", "in_progress": "◐", "late": "!", "not_started": "○"}
+__all__ = ["STATES", "STATE_LABELS", "STATE_SYMBOLS", "State", "state_of"]
 
 
 @dataclass
 class GridStudent:
     id: int
     username: str
+    # The name shown; the username until accounts carry a display name of their own.
+    display_name: str = ""
+    student_number: str | None = None
+
+    def __post_init__(self) -> None:
+        self.display_name = self.display_name or self.username
 
 
 @dataclass
@@ -67,6 +81,7 @@ class GridLesson:
     slug: str
     title: str
     due_at: datetime | None = None
+    policy: LatePolicy = field(default_factory=LatePolicy)
 
 
 @dataclass(slots=True)
@@ -81,6 +96,14 @@ class Cell:
     last_activity_at: datetime | None = None
     state: State = "not_started"
     exercises_given_up: int = 0
+    completed_at: datetime | None = None
+    # The student's effective due date, and their extension when they have one.
+    due_at: datetime | None = None
+    extended_to: datetime | None = None
+    late_by_hours: float | None = None
+    # Items done by the due date (None: not counted, as good as all of them).
+    items_on_time: int | None = None
+    score_percent: float = 0.0
 
     @property
     def items_total(self) -> int:
@@ -106,14 +129,29 @@ class Grid:
         return self.cells[(student_id, slug)]
 
 
-def state_of(cell: Cell, due_at: datetime | None, now: datetime) -> State:
-    if cell.items_total and cell.items_done >= cell.items_total:
-        return "done"
-    if due_at is not None and now > due_at:
-        return "late"
-    if cell.attempts or cell.items_done:
-        return "in_progress"
-    return "not_started"
+def settle(
+    cell: Cell,
+    *,
+    due_at: datetime | None,
+    extended_to: datetime | None,
+    policy: LatePolicy,
+    now: datetime,
+) -> Cell:
+    """Give a cell its due date, state, lateness and score (app/classes/due.py)."""
+    cell.extended_to = extended_to
+    cell.due_at = due.effective_due(due_at, extended_to)
+    cell.state = state_of(cell, cell.due_at, now)
+    cell.late_by_hours = due.hours(due.late_by(cell.state, cell.completed_at, cell.due_at, now))
+    on_time = (
+        cell.items_done if cell.due_at is None or cell.items_on_time is None else cell.items_on_time
+    )
+    cell.score_percent = due.score_percent(
+        items_total=cell.items_total,
+        items_done=cell.items_done,
+        items_on_time=on_time,
+        policy=policy,
+    )
+    return cell
 
 
 @dataclass(slots=True)
@@ -121,23 +159,43 @@ class _Stats:
     correct: int = 0
     attempts: int = 0
     last: datetime | None = None
+    # The latest of the items' first successes: when the last item done was done.
+    done_at: datetime | None = None
 
 
 async def lesson_columns(*, session: AsyncSession, class_id: int) -> tuple[list[GridLesson], bool]:
     """(the grid's lessons, whether they are the class's assignments)."""
     assigned = await session.execute(
-        select(Lesson.slug, Lesson.title, ClassAssignment.due_at)
+        select(
+            Lesson.slug,
+            Lesson.title,
+            ClassAssignment.due_at,
+            ClassAssignment.late_work,
+            ClassAssignment.late_penalty_percent,
+        )
         .join(ClassAssignment, ClassAssignment.lesson_slug == Lesson.slug)
         .where(ClassAssignment.class_id == class_id, ~Lesson.retired)
         .order_by(Lesson.position)
     )
-    lessons = [GridLesson(slug, title, due) for slug, title, due in assigned]
+    lessons = [
+        GridLesson(slug, title, due_at, LatePolicy(late_work, penalty))
+        for slug, title, due_at, late_work, penalty in assigned
+    ]
     if lessons:
         return lessons, True
     every = await session.execute(
         select(Lesson.slug, Lesson.title).where(~Lesson.retired).order_by(Lesson.position)
     )
     return [GridLesson(slug, title) for slug, title in every], False
+
+
+async def class_lesson(
+    *, session: AsyncSession, class_id: int, slug: str, title: str
+) -> GridLesson:
+    """A lesson as the class's grid has it: its due date and late policy if assigned."""
+    lessons, assigned = await lesson_columns(session=session, class_id=class_id)
+    found = next((lesson for lesson in lessons if assigned and lesson.slug == slug), None)
+    return found or GridLesson(slug, title)
 
 
 async def item_totals(
@@ -161,6 +219,46 @@ async def item_totals(
     return q_total, e_total
 
 
+def _per_question(students: Callable[[Any], ColumnElement[bool]], slugs: list[str]) -> Any:
+    """Per (student, live question): right at least once, answers, last and first right."""
+    return (
+        select(
+            QuestionAttempt.user_id.label("user_id"),
+            Question.lesson_slug.label("slug"),
+            func.max(case((QuestionAttempt.correct, 1), else_=0)).label("ok"),
+            func.count().label("n"),
+            func.max(QuestionAttempt.created_at).label("last"),
+            func.min(case((QuestionAttempt.correct, QuestionAttempt.created_at))).label("first_ok"),
+        )
+        .join(Question, Question.id == QuestionAttempt.question_id)
+        .where(students(QuestionAttempt.user_id), ~Question.retired)
+        .where(Question.lesson_slug.in_(slugs))
+        .group_by(QuestionAttempt.user_id, QuestionAttempt.question_id, Question.lesson_slug)
+        .subquery()
+    )
+
+
+def _per_exercise(students: Callable[[Any], ColumnElement[bool]], slugs: list[str]) -> Any:
+    """Per (student, live exercise): passed, graded submissions, last and first passed."""
+    passed = Submission.verdict == Verdict.PASSED
+    return (
+        select(
+            Submission.user_id.label("user_id"),
+            Exercise.lesson_slug.label("slug"),
+            func.max(case((passed, 1), else_=0)).label("ok"),
+            func.count().label("n"),
+            func.max(Submission.created_at).label("last"),
+            func.min(case((passed, Submission.created_at))).label("first_ok"),
+        )
+        .join(Exercise, Exercise.id == Submission.exercise_id)
+        .where(students(Submission.user_id), ~Exercise.retired)
+        .where(Exercise.lesson_slug.in_(slugs))
+        .where(Submission.mode == SubmissionMode.GRADE, Submission.status == SubmissionStatus.DONE)
+        .group_by(Submission.user_id, Submission.exercise_id, Exercise.lesson_slug)
+        .subquery()
+    )
+
+
 async def cell_stats(
     *,
     session: AsyncSession,
@@ -171,35 +269,6 @@ async def cell_stats(
     submissions. `students` filters user ids (a class's members, or one student)."""
     # Two levels of GROUP BY (per item, then per lesson) rather than COUNT(DISTINCT ...):
     # hash aggregates all the way, which PostgreSQL runs several times faster.
-    per_question = (
-        select(
-            QuestionAttempt.user_id.label("user_id"),
-            Question.lesson_slug.label("slug"),
-            func.max(case((QuestionAttempt.correct, 1), else_=0)).label("ok"),
-            func.count().label("n"),
-            func.max(QuestionAttempt.created_at).label("last"),
-        )
-        .join(Question, Question.id == QuestionAttempt.question_id)
-        .where(students(QuestionAttempt.user_id), ~Question.retired)
-        .where(Question.lesson_slug.in_(slugs))
-        .group_by(QuestionAttempt.user_id, QuestionAttempt.question_id, Question.lesson_slug)
-        .subquery()
-    )
-    per_exercise = (
-        select(
-            Submission.user_id.label("user_id"),
-            Exercise.lesson_slug.label("slug"),
-            func.max(case((Submission.verdict == Verdict.PASSED, 1), else_=0)).label("ok"),
-            func.count().label("n"),
-            func.max(Submission.created_at).label("last"),
-        )
-        .join(Exercise, Exercise.id == Submission.exercise_id)
-        .where(students(Submission.user_id), ~Exercise.retired)
-        .where(Exercise.lesson_slug.in_(slugs))
-        .where(Submission.mode == SubmissionMode.GRADE, Submission.status == SubmissionStatus.DONE)
-        .group_by(Submission.user_id, Submission.exercise_id, Exercise.lesson_slug)
-        .subquery()
-    )
 
     def per_lesson(items: Any) -> Any:
         # SUM is NUMERIC on PostgreSQL (Decimal in Python): cast, it is a small count.
@@ -209,17 +278,65 @@ async def cell_stats(
             cast(func.sum(items.c.ok), Integer),
             cast(func.sum(items.c.n), Integer),
             func.max(items.c.last),
+            func.max(items.c.first_ok),
         ).group_by(items.c.user_id, items.c.slug)
 
-    q_rows = await session.execute(per_lesson(per_question))
-    s_rows = await session.execute(per_lesson(per_exercise))
+    q_rows = await session.execute(per_lesson(_per_question(students, slugs)))
+    s_rows = await session.execute(per_lesson(_per_exercise(students, slugs)))
     questions = {
-        (user, slug): _Stats(int(right), int(n), last) for user, slug, right, n, last in q_rows
+        (user, slug): _Stats(int(right), int(n), last, done)
+        for user, slug, right, n, last, done in q_rows
     }
     exercises = {
-        (user, slug): _Stats(int(passed), int(n), last) for user, slug, passed, n, last in s_rows
+        (user, slug): _Stats(int(passed), int(n), last, done)
+        for user, slug, passed, n, last, done in s_rows
     }
     return questions, exercises
+
+
+async def on_time_counts(
+    *,
+    session: AsyncSession,
+    class_id: int,
+    students: Callable[[Any], ColumnElement[bool]],
+    slugs: list[str],
+) -> dict[tuple[int, str], int]:
+    """Per (student, assigned lesson with a due date): the items first done by the student's
+    effective due date (their extension, else the assignment's), in one query."""
+
+    def on_time(items: Any) -> Any:
+        extension = DueExtension
+        due_at = func.coalesce(extension.due_at, ClassAssignment.due_at)
+        return (
+            select(items.c.user_id, items.c.slug, func.count().label("n"))
+            .select_from(items)
+            .join(
+                ClassAssignment,
+                and_(
+                    ClassAssignment.class_id == class_id,
+                    ClassAssignment.lesson_slug == items.c.slug,
+                ),
+            )
+            .outerjoin(
+                extension,
+                and_(
+                    extension.assignment_id == ClassAssignment.id,
+                    extension.student_id == items.c.user_id,
+                ),
+            )
+            .where(items.c.first_ok.is_not(None), or_(due_at.is_(None), items.c.first_ok <= due_at))
+            .group_by(items.c.user_id, items.c.slug)
+        )
+
+    both = union_all(
+        on_time(_per_question(students, slugs)), on_time(_per_exercise(students, slugs))
+    ).subquery()
+    rows = await session.execute(
+        select(both.c.user_id, both.c.slug, cast(func.sum(both.c.n), Integer)).group_by(
+            both.c.user_id, both.c.slug
+        )
+    )
+    return {(user, slug): int(n) for user, slug, n in rows}
 
 
 async def given_up_counts(
@@ -248,19 +365,21 @@ def fill_cells(
     stats: tuple[dict[tuple[int, str], _Stats], dict[tuple[int, str], _Stats]],
     now: datetime,
     given_up: dict[tuple[int, str], int] | None = None,
+    extensions: dict[tuple[int, str], datetime] | None = None,
+    on_time: dict[tuple[int, str], int] | None = None,
 ) -> dict[tuple[int, str], Cell]:
+    """`on_time`: items done by the due date, from `on_time_counts` (None: not counted)."""
     q_total, e_total = totals
     q_stats, e_stats = stats
     empty = _Stats()
     cells: dict[tuple[int, str], Cell] = {}
     for lesson in lessons:
-        slug, due = lesson.slug, lesson.due_at
+        slug = lesson.slug
         questions, exercises = q_total.get(slug, 0), e_total.get(slug, 0)
         for student_id in student_ids:
             key = (student_id, slug)
             q = q_stats.get(key, empty)
             e = e_stats.get(key, empty)
-            last = q.last if e.last is None or (q.last is not None and q.last > e.last) else e.last
             cell = Cell(
                 student_id,
                 slug,
@@ -269,16 +388,31 @@ def fill_cells(
                 e.correct,
                 exercises,
                 q.attempts + e.attempts,
-                last,
+                _latest(q.last, e.last),
                 exercises_given_up=(given_up or {}).get(key, 0),
+                items_on_time=None if on_time is None else on_time.get(key, 0),
             )
-            cell.state = state_of(cell, due, now)
+            if cell.items_total and cell.items_done >= cell.items_total:
+                cell.completed_at = _latest(q.done_at, e.done_at)
+            settle(
+                cell,
+                due_at=lesson.due_at,
+                extended_to=(extensions or {}).get(key),
+                policy=lesson.policy,
+                now=now,
+            )
             cells[key] = cell
     return cells
 
 
+def _latest(a: datetime | None, b: datetime | None) -> datetime | None:
+    if a is None or b is None:
+        return a or b
+    return max(a, b)
+
+
 async def build_grid(*, session: AsyncSession, class_id: int, now: datetime | None = None) -> Grid:
-    """The whole grid of a class in seven queries."""
+    """The whole grid of a class in nine queries."""
     now = now or utcnow()
     students = [
         GridStudent(i, name)
@@ -297,9 +431,14 @@ async def build_grid(*, session: AsyncSession, class_id: int, now: datetime | No
         return Grid(students, lessons, {}, assigned)
     totals = await item_totals(session=session, slugs=slugs)
     members = active_members(class_id)
-    stats = await cell_stats(session=session, students=lambda col: col.in_(members), slugs=slugs)
-    given_up = await given_up_counts(
-        session=session, students=lambda col: col.in_(members), slugs=slugs
+
+    def in_class(col: Any) -> ColumnElement[bool]:
+        return col.in_(members)
+
+    stats = await cell_stats(session=session, students=in_class, slugs=slugs)
+    given_up = await given_up_counts(session=session, students=in_class, slugs=slugs)
+    on_time = await on_time_counts(
+        session=session, class_id=class_id, students=in_class, slugs=slugs
     )
     cells = fill_cells(
         student_ids=[s.id for s in students],
@@ -308,6 +447,8 @@ async def build_grid(*, session: AsyncSession, class_id: int, now: datetime | No
         stats=stats,
         now=now,
         given_up=given_up,
+        extensions=await class_extensions(session=session, class_id=class_id),
+        on_time=on_time,
     )
     return Grid(students, lessons, cells, assigned)
 
@@ -315,9 +456,9 @@ async def build_grid(*, session: AsyncSession, class_id: int, now: datetime | No
 async def student_cells(
     *, session: AsyncSession, student_id: int, slugs: list[str]
 ) -> dict[str, Cell]:
-    """One student's cells for some lessons (their home page, the drill-down), in four
-    queries. The state
-    ignores due dates: the caller applies each assignment's own with `state_of`."""
+    """One student's cells for some lessons (their home page), in four queries. The state
+    ignores due dates: the caller applies each assignment's own with `settle` (or
+    `state_of`)."""
     if not slugs:
         return {}
     unique = sorted(set(slugs))
@@ -337,6 +478,30 @@ async def student_cells(
     return {slug: cell for (_, slug), cell in cells.items()}
 
 
+async def class_cell(
+    *, session: AsyncSession, class_id: int, student_id: int, lesson: GridLesson
+) -> Cell:
+    """One student's cell of a class's grid (the drill-down): the same as the grid's."""
+
+    def one(col: Any) -> ColumnElement[bool]:
+        return col == student_id
+
+    slugs = [lesson.slug]
+    cells = fill_cells(
+        student_ids=[student_id],
+        lessons=[lesson],
+        totals=await item_totals(session=session, slugs=slugs),
+        stats=await cell_stats(session=session, students=one, slugs=slugs),
+        now=utcnow(),
+        given_up=await given_up_counts(session=session, students=one, slugs=slugs),
+        extensions=await class_extensions(
+            session=session, class_id=class_id, student_id=student_id
+        ),
+        on_time=await on_time_counts(session=session, class_id=class_id, students=one, slugs=slugs),
+    )
+    return cells[(student_id, lesson.slug)]
+
+
 # --- what the grid page shows: filtering, sorting, paging (all server-side) -------------
 
 SORTS = ("student", "progress", "activity")
@@ -351,6 +516,19 @@ class GridRow:
     last_activity_at: datetime | None
 
 
+# The grid's filter: one state, or "never_active" (nothing tried, due date passed or not).
+FILTERS: tuple[str, ...] = (*STATES, "never_active")
+FILTER_LABELS: dict[str, str] = STATE_LABELS | {"never_active": N_("Never active")}
+# A lesson's column sorted: its strongest first.
+RANK: dict[str, int] = {state: len(STATES) - i for i, state in enumerate(STATES)}
+
+
+def matches(cell: Cell, wanted: str) -> bool:
+    if wanted == "never_active":
+        return cell.state in due.NEVER_ACTIVE
+    return cell.state == wanted
+
+
 @dataclass
 class GridView:
     lessons: list[GridLesson]
@@ -358,7 +536,9 @@ class GridView:
     total_rows: int
     page: int
     pages: int
+    # Students (not cells) with at least one shown lesson in each state, and per lesson.
     counts: dict[str, int]
+    lesson_counts: dict[str, dict[str, int]] = field(default_factory=dict)
 
 
 def view_grid(
@@ -372,28 +552,36 @@ def view_grid(
     page: int = 1,
     per_page: int = 100,
 ) -> GridView:
-    """Filter (student name, a state, some lessons), sort (by student, overall progress,
-    last activity, or one lesson's column: `lesson:<slug>`) and page the grid."""
+    """Filter (student name, a state or "never_active", some lessons), sort (by student,
+    overall progress, last activity, or one lesson's column: `lesson:<slug>`) and page the
+    grid. Counts are of the students that match."""
     wanted = set(lessons or [])
     shown = [lesson for lesson in grid.lessons if lesson.slug in wanted] or grid.lessons
     needle = search.strip().lower()
     rows: list[GridRow] = []
     counts: dict[str, int] = dict.fromkeys(STATES, 0)
+    per_lesson: dict[str, dict[str, int]] = {
+        lesson.slug: dict.fromkeys(STATES, 0) for lesson in shown
+    }
     for student in grid.students:
-        if needle and needle not in student.username.lower():
+        if needle and not (
+            needle in student.username.lower() or needle in student.display_name.lower()
+        ):
             continue
         cells = [grid.cell(student.id, lesson.slug) for lesson in shown]
-        if state in STATE_LABELS and all(c.state != state for c in cells):
+        if state in FILTER_LABELS and not any(matches(c, state) for c in cells):
             continue
         for c in cells:
-            counts[c.state] += 1
+            per_lesson[c.lesson_slug][c.state] += 1
+        for key in {c.state for c in cells}:
+            counts[key] += 1
         total = sum(c.items_total for c in cells)
         times = [c.last_activity_at for c in cells if c.last_activity_at]
         rows.append(
             GridRow(
                 student=student,
                 cells=cells,
-                done=sum(c.state == "done" for c in cells),
+                done=sum(due.is_done(c) for c in cells),
                 fraction=sum(c.items_done for c in cells) / total if total else 0.0,
                 last_activity_at=max(times) if times else None,
             )
@@ -401,10 +589,9 @@ def view_grid(
     slug = sort.removeprefix("lesson:") if sort.startswith("lesson:") else None
     column = next((i for i, lesson in enumerate(shown) if lesson.slug == slug), None)
     if column is not None:
-        rank = {"done": 3, "in_progress": 2, "not_started": 1, "late": 0}
         rows.sort(
             key=lambda r: (
-                rank[r.cells[column].state],
+                RANK[r.cells[column].state],
                 r.cells[column].fraction,
                 -r.cells[column].attempts,
             ),
@@ -428,4 +615,5 @@ def view_grid(
         page=page,
         pages=pages,
         counts=counts,
+        lesson_counts=per_lesson,
     )

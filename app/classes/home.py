@@ -10,6 +10,7 @@ from typing import Any
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.classes import service
+from app.classes.due import DONE_STATES, effective_due
 from app.classes.grid import STATE_LABELS, STATE_SYMBOLS, state_of, student_cells
 from app.classes.service import StudentClass
 from app.models import Role, User, utcnow
@@ -19,8 +20,9 @@ from app.models import Role, User, utcnow
 class HomeAssignment:
     lesson_slug: str
     title: str
-    due_at: datetime | None
+    due_at: datetime | None  # the student's: their extension, else the assignment's
     state: str
+    extended: bool = False
 
 
 @dataclass
@@ -50,12 +52,13 @@ async def student_home(*, session: AsyncSession, user: User) -> list[HomeClass]:
                     HomeAssignment(
                         a.lesson_slug,
                         a.title,
-                        a.due_at,
-                        state_of(cells[a.lesson_slug], a.due_at, now),
+                        effective_due(a.due_at, a.extended_to),
+                        state_of(cells[a.lesson_slug], effective_due(a.due_at, a.extended_to), now),
+                        extended=a.extended_to is not None,
                     )
                     for a in c.assignments
                 ),
-                key=lambda a: (a.state == "done", a.due_at or far),
+                key=lambda a: (a.state in DONE_STATES, a.due_at or far),
             ),
         )
         for c in classes

@@ -20,6 +20,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from app.classes.answers import failure_label, plain, summarise
 from app.classes.grid import Grid
 from app.classes.service import active_members
+from app.i18n import N_
 from app.models import (
     Exercise,
     Question,
@@ -127,7 +128,7 @@ def _summaries(grid: Grid) -> list[LessonSummary]:
     result = []
     for lesson in grid.lessons:
         cells = [grid.cell(s.id, lesson.slug) for s in grid.students]
-        counts: Counter[str] = Counter(c.state for c in cells)
+        counts: Counter[str] = Counter(COARSE[c.state] for c in cells)
         began = [c.attempts for c in cells if c.attempts]
         result.append(
             LessonSummary(
@@ -142,6 +143,23 @@ def _summaries(grid: Grid) -> list[LessonSummary]:
 
 
 STATE_ORDER = ("done", "in_progress", "late", "not_started")
+INSIGHT_LABELS: dict[str, str] = {
+    "done": N_("Done"),
+    "in_progress": N_("In progress"),
+    "late": N_("Late"),
+    "not_started": N_("Not started"),
+}
+INSIGHT_SYMBOLS: dict[str, str] = {"done": "✓", "in_progress": "◐", "late": "!", "not_started": "○"}
+# Insight's four bars: done (on time or late), in progress, late (overdue, not done), not
+# started. The grid tells the six states apart (app/classes/due.py).
+COARSE: dict[str, str] = {
+    "done": "done",
+    "done_late": "done",
+    "in_progress": "in_progress",
+    "overdue_in_progress": "late",
+    "not_started": "not_started",
+    "overdue_not_started": "late",
+}
 
 
 def _histogram(numbered: Any, success: Any) -> Any:

@@ -23,16 +23,17 @@ from app.classes.access import (
 )
 from app.classes.drilldown import exercises_in, filter_events, lesson_events
 from app.classes.grid import (
+    FILTER_LABELS,
     STATE_LABELS,
     STATE_SYMBOLS,
     build_grid,
+    class_cell,
+    class_lesson,
     lesson_columns,
-    state_of,
-    student_cells,
     view_grid,
 )
 from app.classes.home import student_home
-from app.classes.insight import build_insight
+from app.classes.insight import INSIGHT_LABELS, INSIGHT_SYMBOLS, build_insight
 from app.classes.router import join_url
 from app.classes.schemas import InvalidDueDate, parse_due
 from app.db import SessionDep, get_database
@@ -420,9 +421,14 @@ async def assign_form(
     lesson_slug: Annotated[str, Form()] = "",
     due_date: Annotated[str, Form()] = "",
     past_ok: Annotated[str, Form()] = "",
+    policy: Annotated[str, Form()] = "",
+    late_work: Annotated[str, Form()] = "",
+    late_penalty_percent: Annotated[str, Form()] = "",
 ) -> Response:
     """Assigns a lesson or changes its due date. A date already past is refused unless the
-    teacher ticks `past_ok` (it makes the lesson late at once), or keeps the date it has."""
+    teacher ticks `past_ok` (it makes the lesson late at once), or keeps the date it has.
+    A form that carries the late policy says so with `policy`: then `late_work` (a
+    checkbox: absent means late work does not count) and `late_penalty_percent` (0-100)."""
     classroom = await _teacher_class(request, session, user, class_id)
     if isinstance(classroom, Response):
         return classroom
@@ -432,13 +438,29 @@ async def assign_form(
         due = parse_due(due_date)
     except InvalidDueDate as exc:
         errors["due_date"] = gettext(str(exc))
+    counts: bool | None = None
+    penalty: int | None = None
+    if policy:
+        counts = bool(late_work)
+        text = late_penalty_percent.strip() or "0"
+        if text.isdigit() and int(text) in service.PENALTY_RANGE:
+            penalty = int(text)
+        else:
+            errors["late_penalty_percent"] = gettext(
+                "Late penalty: give a whole number of percent from 0 to 100."
+            )
     assigned = await service.assignments(session=session, class_id=class_id)
     kept = any(a.lesson_slug == lesson_slug and a.due_at == due for a in assigned)
     if due is not None and due < utcnow() and not past_ok and not kept:
         errors["due_date"] = gettext(PAST_DUE) % {"date": due.strftime("%Y-%m-%d")}
     if not errors:
         row = await service.set_assignment(
-            session=session, class_id=class_id, lesson_slug=lesson_slug, due_at=due
+            session=session,
+            class_id=class_id,
+            lesson_slug=lesson_slug,
+            due_at=due,
+            late_work=counts,
+            late_penalty_percent=penalty,
         )
         if row is not None:
             _flash(request, gettext("“%(title)s” assigned.") % {"title": row.title})
@@ -449,7 +471,14 @@ async def assign_form(
         session,
         classroom,
         errors=errors,
-        values={"lesson_slug": lesson_slug, "due_date": due_date, "past_ok": past_ok},
+        values={
+            "lesson_slug": lesson_slug,
+            "due_date": due_date,
+            "past_ok": past_ok,
+            "policy": policy,
+            "late_work": late_work,
+            "late_penalty_percent": late_penalty_percent,
+        },
         status_code=status.HTTP_422_UNPROCESSABLE_CONTENT,
     )
 
@@ -556,6 +585,7 @@ async def grid_page(
             "params": params,
             "link": _link_maker(request.url.path, params),
             "now": utcnow(),
+            "filter_labels": FILTER_LABELS,
             **_state_context(),
         },
     )
@@ -577,17 +607,42 @@ async def drill_down_page(
     classroom = await _teacher_class(request, session, user, class_id)
     if isinstance(classroom, Response):
         return classroom
+    return await _drill_down(
+        request,
+        session,
+        classroom,
+        student_id=student_id,
+        lesson_slug=lesson_slug,
+        exercise=exercise,
+        verdict=verdict,
+    )
+
+
+async def _drill_down(
+    request: Request,
+    session: SessionDep,
+    classroom: Classroom,
+    *,
+    student_id: int,
+    lesson_slug: str,
+    exercise: str = "",
+    verdict: str = "",
+    extension_error: str = "",
+    extension_value: str = "",
+    status_code: int = 200,
+) -> Response:
+    class_id = classroom.id
     student = await class_student(session=session, class_id=class_id, student_id=student_id)
     lesson = await service.live_lesson(session=session, slug=lesson_slug)
     if lesson is None:
         raise not_found("Lesson")
-    assigned = await service.assignments(session=session, class_id=class_id)
-    due = {a.lesson_slug: a.due_at for a in assigned}.get(lesson.slug)
-    cell = (await student_cells(session=session, student_id=student.id, slugs=[lesson.slug]))[
-        lesson.slug
-    ]
-    cell.state = state_of(cell, due, utcnow())
-    lessons, _ = await lesson_columns(session=session, class_id=class_id)
+    column = await class_lesson(
+        session=session, class_id=class_id, slug=lesson.slug, title=lesson.title
+    )
+    cell = await class_cell(
+        session=session, class_id=class_id, student_id=student.id, lesson=column
+    )
+    lessons, assigned = await lesson_columns(session=session, class_id=class_id)
     events = await lesson_events(session=session, student_id=student.id, lesson_slug=lesson.slug)
     exercises = exercises_in(events)
     # A choice the list does not offer (a stale or crafted link) shows everything.
@@ -600,17 +655,96 @@ async def drill_down_page(
             "classroom": classroom,
             "student": student,
             "lesson": lesson,
-            "due_at": due,
+            "due_at": column.due_at,
+            "assigned": assigned and any(g.slug == lesson.slug for g in lessons),
+            "policy": column.policy,
             "cell": cell,
+            "extension_error": extension_error,
+            "extension_value": extension_value,
             "events": events,
             "shown": filter_events(events, exercise=exercise, verdict=verdict),
             "exercises": exercises,
             "verdicts": list(Verdict),
             "chosen": {"exercise": exercise, "verdict": verdict},
             "lessons": lessons,
+            "flash": request.session.pop("class_flash", None),
+            "now": utcnow(),
             **_state_context(),
         },
+        status_code=status_code,
     )
+
+
+@router.post("/classes/{class_id}/students/{student_id}/lessons/{lesson_slug}/extension")
+async def extension_form(
+    class_id: ClassId,
+    student_id: StudentId,
+    lesson_slug: LessonSlug,
+    request: Request,
+    session: SessionDep,
+    user: OptionalUser,
+    due_date: Annotated[str, Form()] = "",
+) -> Response:
+    """Give this student a due date of their own on the assignment (or move it)."""
+    classroom = await _teacher_class(request, session, user, class_id)
+    if isinstance(classroom, Response):
+        return classroom
+    student = await class_student(session=session, class_id=class_id, student_id=student_id)
+    error = ""
+    try:
+        due = parse_due(due_date)
+        if due is None:
+            error = gettext("Extended due date: pick a date.")
+    except InvalidDueDate as exc:
+        error = gettext("Extended due date: %(why)s") % {"why": gettext(str(exc))}
+    if not error and due is not None:
+        if await service.set_extension(
+            session=session,
+            class_id=class_id,
+            lesson_slug=lesson_slug,
+            student_id=student_id,
+            due_at=due,
+        ):
+            _flash(
+                request,
+                gettext("%(name)s's due date is now %(date)s.")
+                % {"name": student.username, "date": due.strftime("%Y-%m-%d %H:%M UTC")},
+            )
+            return _redirect(request.url.path.removesuffix("/extension"))
+        raise not_found("Assignment")
+    return await _drill_down(
+        request,
+        session,
+        classroom,
+        student_id=student_id,
+        lesson_slug=lesson_slug,
+        extension_error=error,
+        extension_value=due_date,
+        status_code=status.HTTP_422_UNPROCESSABLE_CONTENT,
+    )
+
+
+@router.post("/classes/{class_id}/students/{student_id}/lessons/{lesson_slug}/extension/remove")
+async def remove_extension_form(
+    class_id: ClassId,
+    student_id: StudentId,
+    lesson_slug: LessonSlug,
+    request: Request,
+    session: SessionDep,
+    user: OptionalUser,
+) -> Response:
+    classroom = await _teacher_class(request, session, user, class_id)
+    if isinstance(classroom, Response):
+        return classroom
+    student = await class_student(session=session, class_id=class_id, student_id=student_id)
+    await service.remove_extension(
+        session=session, class_id=class_id, lesson_slug=lesson_slug, student_id=student_id
+    )
+    _flash(
+        request,
+        gettext("%(name)s is back on the class's due date.") % {"name": student.username},
+    )
+    return _redirect(request.url.path.removesuffix("/extension/remove"))
 
 
 @router.get("/classes/{class_id}/insight")
@@ -634,6 +768,7 @@ async def insight_page(
             "grid": grid,
             "insight": result,
             "selected": next((g for g in grid.lessons if g.slug == result.lesson), None),
-            **_state_context(),
+            "state_labels": INSIGHT_LABELS,
+            "state_symbols": INSIGHT_SYMBOLS,
         },
     )

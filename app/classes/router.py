@@ -23,8 +23,17 @@ from app.classes.drilldown import GaveUpEvent as GaveUpRow
 from app.classes.drilldown import HintEvent as HintRow
 from app.classes.drilldown import SubmissionEvent as SubmissionRow
 from app.classes.drilldown import lesson_events
+from app.classes.due import effective_due
 from app.classes.export import grid_csv
-from app.classes.grid import GridLesson, build_grid, state_of, student_cells
+from app.classes.grid import (
+    GridLesson,
+    GridStudent,
+    build_grid,
+    class_cell,
+    class_lesson,
+    state_of,
+    student_cells,
+)
 from app.classes.insight import Item, build_insight
 from app.classes.schemas import (
     AnswerEvent,
@@ -37,6 +46,8 @@ from app.classes.schemas import (
     ClassPatch,
     Count,
     DrillDownOut,
+    ExtensionIn,
+    ExtensionOut,
     GaveUpOut,
     HintOpenedOut,
     InsightOut,
@@ -145,10 +156,11 @@ async def joined_classes(student: Student, session: SessionDep) -> list[StudentC
             teacher=c.teacher,
             assignments=[
                 StudentAssignmentOut(
-                    lesson_slug=a.lesson_slug,
-                    title=a.title,
-                    due_at=a.due_at,
-                    state=state_of(cells[a.lesson_slug], a.due_at, now),
+                    **assignment_out(a).model_dump(),
+                    state=state_of(
+                        cells[a.lesson_slug], effective_due(a.due_at, a.extended_to), now
+                    ),
+                    extended_to=a.extended_to,
                 )
                 for a in c.assignments
             ],
@@ -167,10 +179,7 @@ async def get_class(
     return ClassDetailOut(
         **class_out(request, classroom, len(roster)).model_dump(),
         students=[RosterEntry(id=r.id, username=r.username, joined_at=r.joined_at) for r in roster],
-        assignments=[
-            AssignmentOut(lesson_slug=a.lesson_slug, title=a.title, due_at=a.due_at)
-            for a in assigned
-        ],
+        assignments=[assignment_out(a) for a in assigned],
     )
 
 
@@ -223,8 +232,7 @@ async def list_assignments(
 ) -> list[AssignmentOut]:
     await own_class(session=session, teacher=teacher, class_id=class_id)
     return [
-        AssignmentOut(lesson_slug=a.lesson_slug, title=a.title, due_at=a.due_at)
-        for a in await service.assignments(session=session, class_id=class_id)
+        assignment_out(a) for a in await service.assignments(session=session, class_id=class_id)
     ]
 
 
@@ -236,17 +244,65 @@ async def assign_lesson(
     session: SessionDep,
     body: AssignmentIn | None = None,
 ) -> AssignmentOut:
-    """Assign a lesson, or change its due date (`null` or no body: none)."""
+    """Assign a lesson, or change its due date (`null` or no body: none) and its late
+    policy (`late_work`, `late_penalty_percent`; left out: unchanged)."""
     await own_class(session=session, teacher=teacher, class_id=class_id)
     row = await service.set_assignment(
         session=session,
         class_id=class_id,
         lesson_slug=lesson_slug,
         due_at=body.due_at if body else None,
+        late_work=body.late_work if body else None,
+        late_penalty_percent=body.late_penalty_percent if body else None,
     )
     if row is None:
         raise not_found("Lesson")
-    return AssignmentOut(lesson_slug=row.lesson_slug, title=row.title, due_at=row.due_at)
+    return assignment_out(row)
+
+
+@router.put("/api/classes/{class_id}/assignments/{lesson_slug}/extensions/{student_id}")
+async def extend_due_date(
+    class_id: ClassId,
+    lesson_slug: LessonSlug,
+    student_id: StudentId,
+    body: ExtensionIn,
+    teacher: Teacher,
+    session: SessionDep,
+) -> ExtensionOut:
+    """Give one student of the class a due date of their own on an assigned lesson (or
+    move it): their state, lateness and score follow it; nobody else's change."""
+    await own_class(session=session, teacher=teacher, class_id=class_id)
+    await class_student(session=session, class_id=class_id, student_id=student_id)
+    if not await service.set_extension(
+        session=session,
+        class_id=class_id,
+        lesson_slug=lesson_slug,
+        student_id=student_id,
+        due_at=body.due_at,
+    ):
+        raise not_found("Assignment")
+    return ExtensionOut(student_id=student_id, lesson_slug=lesson_slug, due_at=body.due_at)
+
+
+@router.delete(
+    "/api/classes/{class_id}/assignments/{lesson_slug}/extensions/{student_id}",
+    status_code=status.HTTP_204_NO_CONTENT,
+)
+async def remove_extension(
+    class_id: ClassId,
+    lesson_slug: LessonSlug,
+    student_id: StudentId,
+    teacher: Teacher,
+    session: SessionDep,
+) -> Response:
+    """The student is back on the assignment's due date (404 if they had no extension)."""
+    await own_class(session=session, teacher=teacher, class_id=class_id)
+    await class_student(session=session, class_id=class_id, student_id=student_id)
+    if not await service.remove_extension(
+        session=session, class_id=class_id, lesson_slug=lesson_slug, student_id=student_id
+    ):
+        raise not_found("Extension")
+    return Response(status_code=status.HTTP_204_NO_CONTENT)
 
 
 @router.delete(
@@ -264,7 +320,32 @@ async def unassign_lesson(
 
 
 def lesson_column(lesson: GridLesson) -> LessonColumn:
-    return LessonColumn(slug=lesson.slug, title=lesson.title, due_at=lesson.due_at)
+    return LessonColumn(
+        slug=lesson.slug,
+        title=lesson.title,
+        due_at=lesson.due_at,
+        late_work=lesson.policy.late_work,
+        late_penalty_percent=lesson.policy.penalty_percent,
+    )
+
+
+def student_ref(student: GridStudent) -> StudentRef:
+    return StudentRef(
+        id=student.id,
+        username=student.username,
+        display_name=student.display_name,
+        student_number=student.student_number,
+    )
+
+
+def assignment_out(row: service.AssignmentRow) -> AssignmentOut:
+    return AssignmentOut(
+        lesson_slug=row.lesson_slug,
+        title=row.title,
+        due_at=row.due_at,
+        late_work=row.late_work,
+        late_penalty_percent=row.late_penalty_percent,
+    )
 
 
 @router.get("/api/classes/{class_id}/progress")
@@ -273,7 +354,7 @@ async def progress(class_id: ClassId, teacher: Teacher, session: SessionDep) -> 
     await own_class(session=session, teacher=teacher, class_id=class_id)
     grid = await build_grid(session=session, class_id=class_id)
     return ProgressOut(
-        students=[StudentRef(id=s.id, username=s.username) for s in grid.students],
+        students=[student_ref(s) for s in grid.students],
         lessons=[lesson_column(lesson) for lesson in grid.lessons],
         cells=[
             CellOut.model_validate(grid.cell(s.id, lesson.slug), from_attributes=True)
@@ -355,17 +436,15 @@ async def drill_down(
     lesson = await service.live_lesson(session=session, slug=lesson_slug)
     if lesson is None:
         raise not_found("Lesson")
-    due = {
-        a.lesson_slug: a.due_at
-        for a in await service.assignments(session=session, class_id=class_id)
-    }
-    column = GridLesson(lesson.slug, lesson.title, due.get(lesson.slug))
-    cells = await student_cells(session=session, student_id=student.id, slugs=[lesson.slug])
-    cell = cells[lesson.slug]
-    cell.state = state_of(cell, column.due_at, utcnow())
+    column = await class_lesson(
+        session=session, class_id=class_id, slug=lesson.slug, title=lesson.title
+    )
+    cell = await class_cell(
+        session=session, class_id=class_id, student_id=student.id, lesson=column
+    )
     events = await lesson_events(session=session, student_id=student.id, lesson_slug=lesson.slug)
     return DrillDownOut(
-        student=StudentRef(id=student.id, username=student.username),
+        student=student_ref(GridStudent(student.id, student.username)),
         lesson=lesson_column(column),
         cell=CellOut.model_validate(cell, from_attributes=True),
         events=[

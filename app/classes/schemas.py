@@ -7,11 +7,12 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, StringConstraints
 
+from app.classes.due import State
 from app.i18n import N_
 from app.submissions.schemas import SubmissionOut
 
 ClassName = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=100)]
-State = Literal["not_started", "in_progress", "done", "late"]
+Penalty = Annotated[int, Field(ge=0, le=100)]
 
 EARLIEST_DUE = datetime(2000, 1, 1, tzinfo=UTC)
 LATEST_DUE = datetime(2100, 1, 1, tzinfo=UTC)
@@ -91,6 +92,8 @@ class ClassOut(BaseModel):
 class StudentRef(BaseModel):
     id: int
     username: str
+    display_name: str = Field(default="", description="The name shown (the username for now).")
+    student_number: str | None = Field(default=None, description="The school's number, if any.")
 
 
 class RosterEntry(StudentRef):
@@ -105,12 +108,39 @@ class AssignmentIn(BaseModel):
         description="null, YYYY-MM-DD (end of that day, UTC) or an ISO 8601 date-time "
         "with a timezone.",
     )
+    late_work: bool | None = Field(
+        default=None,
+        description="Whether work finished after the due date counts (left out: unchanged; "
+        "a new assignment: true).",
+    )
+    late_penalty_percent: Penalty | None = Field(
+        default=None,
+        description="0-100: points of 100 that late work loses when it counts (left out: "
+        "unchanged; a new assignment: 0).",
+    )
 
 
 class AssignmentOut(BaseModel):
     lesson_slug: str
     title: str
     due_at: datetime | None
+    late_work: bool = True
+    late_penalty_percent: int = 0
+
+
+class ExtensionIn(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    due_at: Annotated[datetime, BeforeValidator(parse_due)] = Field(
+        description="The student's own due date: YYYY-MM-DD (end of that day, UTC) or an "
+        "ISO 8601 date-time with a timezone."
+    )
+
+
+class ExtensionOut(BaseModel):
+    student_id: int
+    lesson_slug: str
+    due_at: datetime = Field(description="The student's due date on this assignment.")
 
 
 class ClassDetailOut(ClassOut):
@@ -120,6 +150,9 @@ class ClassDetailOut(ClassOut):
 
 class StudentAssignmentOut(AssignmentOut):
     state: State
+    extended_to: datetime | None = Field(
+        default=None, description="The caller's own due date, when the teacher extended it."
+    )
 
 
 class StudentClassOut(BaseModel):
@@ -135,6 +168,8 @@ class LessonColumn(BaseModel):
     slug: str
     title: str
     due_at: datetime | None = None
+    late_work: bool = True
+    late_penalty_percent: int = 0
 
 
 class CellOut(BaseModel):
@@ -151,6 +186,27 @@ class CellOut(BaseModel):
         default=0,
         description="Exercises of the lesson whose sample solution the student asked to see"
         " before passing them (gave up); counted even if they passed afterwards.",
+    )
+    completed_at: datetime | None = Field(
+        default=None,
+        description="When the lesson became complete: the answer or graded submission that"
+        " did its last item. null while not done.",
+    )
+    due_at: datetime | None = Field(
+        default=None, description="The student's due date: their extension, else the lesson's."
+    )
+    extended_to: datetime | None = Field(
+        default=None, description="The student's extension, when the teacher gave one."
+    )
+    late_by_hours: float | None = Field(
+        default=None,
+        description="done_late: finished this long after the due date; overdue_*: past it this"
+        " long. null when not late.",
+    )
+    score_percent: float = Field(
+        default=0.0,
+        description="Items done, of 100; those done after the due date lose the late penalty,"
+        " or count nothing when late work does not count.",
     )
 
 

@@ -10,12 +10,20 @@ import secrets
 from dataclasses import dataclass
 from datetime import datetime
 
-from sqlalchemy import Select, func, select
+from sqlalchemy import Select, delete, func, select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.i18n import N_
-from app.models import ClassAssignment, ClassMember, Classroom, Lesson, User, utcnow
+from app.models import (
+    ClassAssignment,
+    ClassMember,
+    Classroom,
+    DueExtension,
+    Lesson,
+    User,
+    utcnow,
+)
 
 # No 0/O, 1/I/L: a code read aloud or off a projector cannot be mistyped into another.
 JOIN_ALPHABET = "ABCDEFGHJKMNPQRSTUVWXYZ23456789"
@@ -218,17 +226,30 @@ class AssignmentRow:
     lesson_slug: str
     title: str
     due_at: datetime | None
+    late_work: bool = True
+    late_penalty_percent: int = 0
+    # One student's extension (their classes, app/classes/home.py); None elsewhere.
+    extended_to: datetime | None = None
+
+
+PENALTY_RANGE = range(0, 101)
 
 
 async def assignments(*, session: AsyncSession, class_id: int) -> list[AssignmentRow]:
     """The class's assigned lessons still in the catalog, in course order."""
     rows = await session.execute(
-        select(Lesson.slug, Lesson.title, ClassAssignment.due_at)
+        select(
+            Lesson.slug,
+            Lesson.title,
+            ClassAssignment.due_at,
+            ClassAssignment.late_work,
+            ClassAssignment.late_penalty_percent,
+        )
         .join(ClassAssignment, ClassAssignment.lesson_slug == Lesson.slug)
         .where(ClassAssignment.class_id == class_id, ~Lesson.retired)
         .order_by(Lesson.position)
     )
-    return [AssignmentRow(slug, title, due) for slug, title, due in rows]
+    return [AssignmentRow(*row) for row in rows]
 
 
 async def live_lesson(*, session: AsyncSession, slug: str) -> Lesson | None:
@@ -244,9 +265,16 @@ async def live_lessons(*, session: AsyncSession) -> list[Lesson]:
 
 
 async def set_assignment(
-    *, session: AsyncSession, class_id: int, lesson_slug: str, due_at: datetime | None
+    *,
+    session: AsyncSession,
+    class_id: int,
+    lesson_slug: str,
+    due_at: datetime | None,
+    late_work: bool | None = None,
+    late_penalty_percent: int | None = None,
 ) -> AssignmentRow | None:
-    """Assign a lesson (or change its due date). None if there is no such lesson."""
+    """Assign a lesson (or change its due date, and its late policy where given: None
+    keeps it). None if there is no such lesson."""
     lesson = await live_lesson(session=session, slug=lesson_slug)
     if lesson is None:
         return None
@@ -269,10 +297,97 @@ async def set_assignment(
                     ClassAssignment.lesson_slug == lesson_slug,
                 )
             )
-    if row is not None:
-        row.due_at = due_at
-        await session.flush()
-    return AssignmentRow(lesson.slug, lesson.title, due_at)
+    if row is None:  # inserted just now
+        row = await _assignment(session=session, class_id=class_id, lesson_slug=lesson_slug)
+    assert row is not None
+    row.due_at = due_at
+    if late_work is not None:
+        row.late_work = late_work
+    if late_penalty_percent is not None:
+        row.late_penalty_percent = late_penalty_percent
+    await session.flush()
+    return AssignmentRow(lesson.slug, lesson.title, due_at, row.late_work, row.late_penalty_percent)
+
+
+async def _assignment(
+    *, session: AsyncSession, class_id: int, lesson_slug: str
+) -> ClassAssignment | None:
+    return await session.scalar(
+        select(ClassAssignment).where(
+            ClassAssignment.class_id == class_id, ClassAssignment.lesson_slug == lesson_slug
+        )
+    )
+
+
+# --- extensions: a later due date for one student on one assignment --------------------
+
+
+async def class_extensions(
+    *, session: AsyncSession, class_id: int, student_id: int | None = None
+) -> dict[tuple[int, str], datetime]:
+    """(student id, lesson slug) -> the student's extended due date, for a class (or one
+    of its students)."""
+    query = (
+        select(DueExtension.student_id, ClassAssignment.lesson_slug, DueExtension.due_at)
+        .join(ClassAssignment, ClassAssignment.id == DueExtension.assignment_id)
+        .where(ClassAssignment.class_id == class_id)
+    )
+    if student_id is not None:
+        query = query.where(DueExtension.student_id == student_id)
+    return {(student, slug): at for student, slug, at in await session.execute(query)}
+
+
+async def set_extension(
+    *, session: AsyncSession, class_id: int, lesson_slug: str, student_id: int, due_at: datetime
+) -> bool:
+    """Give a student of the class a due date of their own on an assignment (or move it).
+    False if the lesson is not assigned to the class. The caller checks membership."""
+    assignment = await _assignment(session=session, class_id=class_id, lesson_slug=lesson_slug)
+    if assignment is None:
+        return False
+    row = await session.scalar(
+        select(DueExtension).where(
+            DueExtension.assignment_id == assignment.id, DueExtension.student_id == student_id
+        )
+    )
+    if row is None:
+        try:
+            async with session.begin_nested():
+                session.add(
+                    DueExtension(assignment_id=assignment.id, student_id=student_id, due_at=due_at)
+                )
+                await session.flush()
+            return True
+        except IntegrityError:  # set concurrently: move that one
+            row = await session.scalar(
+                select(DueExtension).where(
+                    DueExtension.assignment_id == assignment.id,
+                    DueExtension.student_id == student_id,
+                )
+            )
+    assert row is not None
+    row.due_at = due_at
+    await session.flush()
+    return True
+
+
+async def remove_extension(
+    *, session: AsyncSession, class_id: int, lesson_slug: str, student_id: int
+) -> bool:
+    """The student is back on the assignment's due date. False if they had no extension."""
+    assignment = await _assignment(session=session, class_id=class_id, lesson_slug=lesson_slug)
+    if assignment is None:
+        return False
+    row = await session.scalar(
+        select(DueExtension).where(
+            DueExtension.assignment_id == assignment.id, DueExtension.student_id == student_id
+        )
+    )
+    if row is None:
+        return False
+    await session.delete(row)
+    await session.flush()
+    return True
 
 
 async def remove_assignment(*, session: AsyncSession, class_id: int, lesson_slug: str) -> bool:
@@ -283,6 +398,8 @@ async def remove_assignment(*, session: AsyncSession, class_id: int, lesson_slug
     )
     if row is None:
         return False
+    # The database cascades too; deleting here keeps SQLite without foreign keys tidy.
+    await session.execute(delete(DueExtension).where(DueExtension.assignment_id == row.id))
     await session.delete(row)
     await session.flush()
     return True
@@ -315,11 +432,26 @@ async def student_classes(*, session: AsyncSession, student_id: int) -> list[Stu
     if not result:
         return []
     rows = await session.execute(
-        select(ClassAssignment.class_id, Lesson.slug, Lesson.title, ClassAssignment.due_at)
+        select(
+            ClassAssignment.class_id,
+            Lesson.slug,
+            Lesson.title,
+            ClassAssignment.due_at,
+            ClassAssignment.late_work,
+            ClassAssignment.late_penalty_percent,
+            DueExtension.due_at,
+        )
         .join(Lesson, Lesson.slug == ClassAssignment.lesson_slug)
+        .outerjoin(
+            DueExtension,
+            (DueExtension.assignment_id == ClassAssignment.id)
+            & (DueExtension.student_id == student_id),
+        )
         .where(ClassAssignment.class_id.in_(list(result)), ~Lesson.retired)
         .order_by(Lesson.position)
     )
-    for class_id, slug, title, due in rows:
-        result[class_id].assignments.append(AssignmentRow(slug, title, due))
+    for class_id, slug, title, due_at, late_work, penalty, extended_to in rows:
+        result[class_id].assignments.append(
+            AssignmentRow(slug, title, due_at, late_work, penalty, extended_to)
+        )
     return list(result.values())

@@ -4,6 +4,7 @@ from app.models.attempt import QuestionAttempt
 from app.models.base import Base, utcnow
 from app.models.classroom import ClassAssignment, ClassMember, Classroom
 from app.models.content import Exercise, HintOpening, Lesson, Question, Track
+from app.models.extension import DueExtension
 from app.models.limit import RateCount
 from app.models.login import LoginSession, LoginSuccess
 from app.models.lti import (
@@ -31,6 +32,7 @@ __all__ = [
     "ClassAssignment",
     "ClassMember",
     "Classroom",
+    "DueExtension",
     "Exercise",
     "HintOpening",
     "Lesson",

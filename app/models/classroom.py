@@ -46,7 +46,7 @@ class ClassMember(Base):
 
 
 class ClassAssignment(Base):
-    """A lesson the class is asked to do, with an optional due date."""
+    """A lesson the class is asked to do, with an optional due date and a late policy."""
 
     __tablename__ = "class_assignments"
     __table_args__ = (UniqueConstraint("class_id", "lesson_slug"),)
@@ -56,3 +56,7 @@ class ClassAssignment(Base):
     lesson_slug: Mapped[str] = mapped_column(ForeignKey("lessons.slug"), index=True)
     due_at: Mapped[datetime | None] = mapped_column(default=None)
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
+    # Late policy: whether work finished after the (student's) due date counts, and if so
+    # how many points of 100 it loses (app/classes/due.py applies it).
+    late_work: Mapped[bool] = mapped_column(default=True, server_default="1")
+    late_penalty_percent: Mapped[int] = mapped_column(default=0, server_default="0")

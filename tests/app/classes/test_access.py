@@ -11,11 +11,13 @@ as one that does not exist, so ids cannot be probed.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from typing import Any
 
 import httpx
 import pytest
 
+from app.classes import service
 from app.db import Database
 from tests.app.classes.conftest import LESSON, OTHER_LESSON, World, add_submission, build_world
 from tests.helpers import csrf_from
@@ -68,6 +70,14 @@ CASES = {
     "unassign": api("DELETE", "/api/classes/{cid}/assignments/{slug}", ok=204),
     "drill-down": api("GET", "/api/classes/{cid}/students/{sid}/lessons/{slug}"),
     "insight": api("GET", "/api/classes/{cid}/insight"),
+    "extend": api(
+        "PUT",
+        "/api/classes/{cid}/assignments/{slug}/extensions/{sid}",
+        json={"due_at": "2031-01-01"},
+    ),
+    "remove extension": api(
+        "DELETE", "/api/classes/{cid}/assignments/{slug}/extensions/{sid}", ok=204
+    ),
     # pages
     "home page": Case("GET", "/", (200, 200, 200, 200, 200)),
     "classes page": Case("GET", "/classes", (303, 200, 200, 200, 200)),
@@ -87,6 +97,15 @@ CASES = {
     "grid page": page("GET", "/classes/{cid}/progress"),
     "drill-down page": page("GET", "/classes/{cid}/students/{sid}/lessons/{slug}"),
     "insight page": page("GET", "/classes/{cid}/insight"),
+    "extension form": page(
+        "POST",
+        "/classes/{cid}/students/{sid}/lessons/{slug}/extension",
+        303,
+        {"due_date": "2031-01-01"},
+    ),
+    "remove extension form": page(
+        "POST", "/classes/{cid}/students/{sid}/lessons/{slug}/extension/remove", 303
+    ),
 }
 
 
@@ -97,6 +116,15 @@ async def world(db: Database) -> World:
     world.extra["submission"] = await add_submission(
         db, user_id=world.member.id, exercise_id="tensor-basics-grid", verdict="passed"
     )
+    async with db.sessionmaker() as session:  # for the endpoints that remove one
+        await service.set_extension(
+            session=session,
+            class_id=world.class_id,
+            lesson_slug=LESSON,
+            student_id=world.member.id,
+            due_at=datetime(2031, 1, 1, tzinfo=UTC),
+        )
+        await session.commit()
     return world
 
 

@@ -188,7 +188,10 @@ async def test_a_student_may_be_in_several_classes(client: httpx.AsyncClient, wo
             "lesson_slug": LESSON,
             "title": mine["assignments"][0]["title"],
             "due_at": None,
+            "late_work": True,
+            "late_penalty_percent": 0,
             "state": "not_started",
+            "extended_to": None,
         }
     ]
 

@@ -70,7 +70,12 @@ async def test_drill_down_lists_answers_and_submissions_oldest_first(
     )
     assert response.status_code == 200, response.text
     body = response.json()
-    assert body["student"] == {"id": world.member.id, "username": world.member.username}
+    assert body["student"] == {
+        "id": world.member.id,
+        "username": world.member.username,
+        "display_name": world.member.username,
+        "student_number": None,
+    }
     assert body["lesson"]["slug"] == LESSON
     events = body["events"]
     assert [e["kind"] for e in events] == ["answer", "answer", "submission", "submission"]

@@ -149,7 +149,8 @@ async def test_grid_cells_from_a_seeded_history(
     assert c["last_activity_at"] is None
     assert c["state"] == "not_started"
     # OTHER_LESSON is past its due date and nobody did it.
-    assert {cells[(p.id, OTHER_LESSON)]["state"] for p in (s["a"], s["b"], s["c"])} == {"late"}
+    others = {cells[(p.id, OTHER_LESSON)]["state"] for p in (s["a"], s["b"], s["c"])}
+    assert others == {"overdue_not_started"}
 
 
 async def test_without_assignments_the_grid_shows_every_lesson(
@@ -200,10 +201,10 @@ async def test_grid_page_shows_states_in_words_and_links_to_drill_down(
     page = await client.get(f"/classes/{world.class_id}/progress", headers=world.teacher.headers)
     assert page.status_code == 200
     html = page.text
-    for label in ("Done", "In progress", "Late", "Not started"):
+    for label in ("Done on time", "In progress", "Not started, overdue", "Not started"):
         assert label in html
     assert f"/classes/{world.class_id}/students/{s['b'].id}/lessons/{LESSON}" in html
-    assert 'class="c s-done"' in html and 'class="c s-late"' in html
+    assert 'class="c s-done"' in html and 'class="c s-overdue_not_started"' in html
 
 
 async def test_grid_page_filters_and_sorts_on_the_server(

@@ -117,7 +117,7 @@ async def test_a_student_joins_by_link_and_sees_assignments_at_home(
     assert "You are in “Mine”" in html
     section = html[html.index('id="assignments"') : html.index('class="hero"')]
     assert f'href="/lessons/{LESSON}"' in section and f'href="/lessons/{OTHER_LESSON}"' in section
-    assert "Late" in section and "Not started" in section
+    assert "Not started, overdue" in section and "Not started" in section
     assert (utcnow() + timedelta(days=3)).strftime("%d %b %Y") in section
     # The lesson catalog is still there below.
     assert "Learn PyTorch by doing" in html
