@@ -55,6 +55,8 @@ class QuestionData:
     public: dict[str, Any]
     key: dict[str, Any]
     explanation_html: str
+    # Wrong answers before the right answer is shown.
+    tries: int
     # Per language: prompt_html, explanation_html, public, key.
     translations: dict[str, Any] = field(default_factory=dict)
 
@@ -205,6 +207,7 @@ def build_question(question: QuestionSource) -> QuestionData:
         public=public,
         key=key,
         explanation_html=markdown.render_inline(question.explanation),
+        tries=question.tries,
     )
 
 

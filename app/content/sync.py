@@ -65,6 +65,7 @@ async def sync_catalog(*, session: AsyncSession, catalog: Catalog) -> None:
                 "public": q.public,
                 "key": q.key,
                 "explanation_html": q.explanation_html,
+                "tries": q.tries,
                 "translations": q.translations,
             }
         for position, e in enumerate(lesson.exercises):

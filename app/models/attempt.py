@@ -3,7 +3,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import JSON, Boolean, ForeignKey, Index
+from sqlalchemy import JSON, Boolean, ForeignKey, Index, UniqueConstraint
 from sqlalchemy.orm import Mapped, mapped_column
 
 from app.models.base import Base, utcnow
@@ -20,4 +20,17 @@ class QuestionAttempt(Base):
     question_id: Mapped[str] = mapped_column(ForeignKey("questions.id"), index=True)
     answer: Mapped[Any] = mapped_column(JSON)
     correct: Mapped[bool] = mapped_column(Boolean)
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+
+
+class QuestionReveal(Base):
+    """A student asked to be shown a question's right answer before they had answered it
+    right or used its tries (app/quizzes/reveal.py); once per question."""
+
+    __tablename__ = "question_reveals"
+    __table_args__ = (UniqueConstraint("user_id", "question_id"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"))
+    question_id: Mapped[str] = mapped_column(ForeignKey("questions.id"), index=True)
     created_at: Mapped[datetime] = mapped_column(default=utcnow)

@@ -71,6 +71,8 @@ class Question(Translated, Base):
     # ... and what they may not until they have answered.
     key: Mapped[dict[str, Any]] = mapped_column(JSON)
     explanation_html: Mapped[str] = mapped_column(Text)
+    # Wrong answers before the right answer is shown (app/quizzes/reveal.py).
+    tries: Mapped[int] = mapped_column(Integer, default=2, server_default=text("2"))
     # Per language: prompt_html, explanation_html, public and key (a translated template's
     # blanks may accept other words; a matching question keeps its item ids).
     translations: Mapped[dict[str, Any]] = mapped_column(

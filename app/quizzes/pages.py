@@ -43,7 +43,7 @@ async def answer_form(
             language=request.state.language,
         )
     except InvalidAnswer as exc:
-        request.session["flash"] = {"question": question_id, "message": str(exc)}
+        request.session["flash"] = {"question": question_id, "message": exc.translated()}
     except limits.LimitReached as exc:
         # The page at once (429), the answer as it was typed, and when to try again: the
         # page takes the message out of the session as it is drawn.
@@ -56,3 +56,23 @@ async def answer_form(
         refused.headers["Retry-After"] = str(exc.retry_after_s)
         return refused
     return RedirectResponse(anchor, status.HTTP_303_SEE_OTHER)
+
+
+@router.post("/lessons/{slug}/questions/{question_id}/reveal")
+async def reveal_form(
+    slug: str, question_id: str, request: Request, session: SessionDep, user: OptionalUser
+) -> Response:
+    """The "Show the answer" button (app/quizzes/reveal.py), then the question again."""
+    if user is None:
+        return RedirectResponse(f"/login?next=/lessons/{slug}", status.HTTP_303_SEE_OTHER)
+    question = await service.get_question(session=session, question_id=question_id)
+    if question is None or question.lesson_slug != slug:
+        raise not_found("Question")
+    try:
+        await service.reveal_answer(
+            session=session, user_id=user.id, question=question, language=request.state.language
+        )
+    except service.NothingAnswered:
+        message = gettext("Answer the question before asking for its answer.")
+        request.session["flash"] = {"question": question_id, "message": message}
+    return RedirectResponse(f"/lessons/{slug}#q-{question_id}", status.HTTP_303_SEE_OTHER)

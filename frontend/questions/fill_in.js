@@ -15,3 +15,9 @@ export function describeCorrect(article, correct) {
     .join("");
   return [text];
 }
+
+/** The wrong blanks (by index), as the student filled them. */
+export function describeWrong(article, parts) {
+  const inputs = [...article.querySelectorAll('input[name="blank"]')];
+  return parts.filter((i) => Number.isInteger(i) && inputs[i]).map((i) => inputs[i].value.trim());
+}

@@ -17,3 +17,13 @@ export function describeCorrect(article, correct) {
     return `${leftText} → ${rightText}`;
   });
 }
+
+/** The rows matched wrongly (by left id), as the student matched them: "left → right". */
+export function describeWrong(article, parts) {
+  return parts.flatMap((left) => {
+    const select = article.querySelector(`select[name="match-${CSS.escape(String(left))}"]`);
+    if (!select) return [];
+    const leftText = article.querySelector(`label[for="${select.id}"]`).textContent;
+    return [`${leftText} → ${select.selectedOptions[0]?.textContent ?? ""}`];
+  });
+}

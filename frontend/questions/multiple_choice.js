@@ -9,11 +9,20 @@ export function answerOf(form) {
   return picked.length === 1 ? picked[0] : null;
 }
 
-/** The correct answer in words, as the server writes it: "B. the option's text". */
-export function describeCorrect(article, correct) {
+function labelled(article, indices) {
   const labels = [...article.querySelectorAll("label.option span")].map((span) => span.textContent);
-  return (Array.isArray(correct) ? correct : [correct]).map((i) => {
+  return indices.map((i) => {
     const letter = i < 26 ? String.fromCharCode(65 + i) : String(i + 1);
     return `${letter}. ${labels[i]}`;
   });
+}
+
+/** The correct answer in words, as the server writes it: "B. the option's text". */
+export function describeCorrect(article, correct) {
+  return labelled(article, Array.isArray(correct) ? correct : [correct]);
+}
+
+/** The options chosen wrongly (by index), in the same words. */
+export function describeWrong(article, parts) {
+  return labelled(article, parts);
 }

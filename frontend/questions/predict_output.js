@@ -14,6 +14,12 @@ export function describeCorrect(article, correct) {
   return lines.length ? lines : ["(no output)"];
 }
 
+/** The answer's lines that differ from the output (by index), as typed. */
+export function describeWrong(article, parts) {
+  const lines = answerOf(article.querySelector("form.answer-form")).replace(/\r\n?/g, "\n").split("\n");
+  return parts.filter((i) => Number.isInteger(i) && i < lines.length).map((i) => lines[i]);
+}
+
 /** Ctrl+Enter (⌘+Enter) in the answer checks it, as in the code editor. */
 export function setUp(article) {
   const textarea = article.querySelector('textarea[name="printed"]');

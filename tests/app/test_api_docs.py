@@ -35,7 +35,11 @@ RATE_LIMITED = {
     ("POST", "/api/exercises/{exercise_id}/runs"),
 }
 BAD_CREDENTIALS = {("POST", "/api/auth/token"), ("GET", "/metrics")}  # METRICS_TOKEN
-CONFLICTS = {("POST", "/api/auth/register"), ("POST", "/api/classes/join")}
+CONFLICTS = {
+    ("POST", "/api/auth/register"),
+    ("POST", "/api/classes/join"),
+    ("POST", "/api/questions/{question_id}/reveal"),  # not answered yet
+}
 NOT_FOUND_WITHOUT_PATH_ID = {("POST", "/api/classes/join")}
 FORBIDDEN_BY_LOGIC = {
     ("POST", "/api/auth/token"),

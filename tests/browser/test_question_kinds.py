@@ -1,8 +1,9 @@
 """The ordering and predict-the-output questions in a real browser: an ordering question
 answered by keyboard alone (lines added, moved and indented, each change announced), wrong and
-then right with how far it was said; a predict-the-output question answered wrongly, with the
-expected output shown beside the answer line by line, then rightly. The student's journey
-(test_student.py) answers them with these helpers too."""
+then right with how far it was said; a predict-the-output question answered wrongly, told
+which line differs, then shown the expected output beside the answer line by line on asking
+("Show the answer"), then answered rightly. The student's journey (test_student.py) answers
+them with these helpers too."""
 
 from __future__ import annotations
 
@@ -22,6 +23,8 @@ WORDS = {
         "check": "Check",
         "correct": "Correct.",
         "not_quite": "Not quite.",
+        "not_right": "Not right:",
+        "show_answer": "Show the answer",
         "distance": "6 of 7 lines in place; 1 step away.",
         "moved": "Moved {line} to line 6 of 7.",
         "indented": "{line}: indent 1.",
@@ -30,6 +33,8 @@ WORDS = {
         "check": "Kontrol et",
         "correct": "Doğru.",
         "not_quite": "Tam değil.",
+        "not_right": "Doğru değil:",
+        "show_answer": "Cevabı göster",
         "distance": "7 satırın 6 tanesi yerinde; 1 adım uzakta.",
         "moved": "{line} taşındı: artık 7 satırın 6. satırı.",
         "indented": "{line}: girinti 1.",
@@ -135,8 +140,15 @@ def answer_predict_output(v: Visitor) -> None:
     page.keyboard.type("3.5\nTrue\n2.5")
     page.keyboard.press("ControlOrMeta+Enter")
     feedback.get_by_text(words["not_quite"]).wait_for()
+    # The first try: the line that differs, not the expected output.
+    assert feedback.locator("p.wrong-parts").inner_text() == f"{words['not_right']} 2.5"
+    assert feedback.locator("table.side-by-side").count() == 0
+    feedback.get_by_role("button", name=words["show_answer"]).click()
     table = feedback.locator("table.side-by-side")
     table.wait_for()
+    # The button is gone; the focus is on what it showed.
+    assert feedback.get_by_role("button").count() == 0
+    assert page.evaluate("document.activeElement.classList.contains('compare')")
     rows = table.locator("tbody tr")
     assert rows.count() == 3
     assert rows.nth(0).locator("code").all_inner_texts() == ["3.5", "3.5"]

@@ -91,10 +91,10 @@ def answer_questions(v: Visitor) -> None:
     # Multiple choice, with the mouse: wrong, then right.
     mc = page.locator("#q-gpu-support-same-device")
     mc.locator('input[type="radio"]').nth(0).check()
-    mc.get_by_role("button").click()
+    mc.locator("form.answer-form button").click()
     feedback(page, "gpu-support-same-device").get_by_text(words["not_quite"]).wait_for()
     mc.locator('input[type="radio"]').nth(3).check()
-    mc.get_by_role("button").click()
+    mc.locator("form.answer-form button").click()
     feedback(page, "gpu-support-same-device").get_by_text(words["correct"]).wait_for()
 
     # Fill in the blank, by keyboard alone: type, then Enter submits the form.
@@ -117,11 +117,11 @@ def answer_questions(v: Visitor) -> None:
         matching.get_by_label(left, exact=True).select_option(label=pairs[left])
     matching.get_by_label(lefts[0], exact=True).select_option(label=pairs[lefts[1]])
     matching.get_by_label(lefts[1], exact=True).select_option(label=pairs[lefts[0]])
-    matching.get_by_role("button").click()
+    matching.locator("form.answer-form button").click()
     feedback(page, "gpu-support-match-terms").get_by_text(words["not_quite"]).wait_for()
     for left in lefts:
         matching.get_by_label(left, exact=True).select_option(label=pairs[left])
-    matching.get_by_role("button").click()
+    matching.locator("form.answer-form button").click()
     feedback(page, "gpu-support-match-terms").get_by_text(words["correct"]).wait_for()
 
     # Ordering by keyboard alone; predict the output, wrong and then right.
@@ -133,11 +133,11 @@ def answer_questions(v: Visitor) -> None:
     several = page.locator("#q-gpu-support-exceptions")
     for index in (1, 2, 3):
         several.locator('input[type="checkbox"]').nth(index).check()
-    several.get_by_role("button").click()
+    several.locator("form.answer-form button").click()
     feedback(page, "gpu-support-exceptions").get_by_text(words["correct"]).wait_for()
     rocm = page.locator("#q-gpu-support-rocm")
     rocm.locator('input[type="radio"]').nth(2).check()
-    rocm.get_by_role("button").click()
+    rocm.locator("form.answer-form button").click()
     feedback(page, "gpu-support-rocm").get_by_text(words["correct"]).wait_for()
     page.locator('#q-gpu-support-device-type input[name="blank"]').focus()
     page.keyboard.type("type")

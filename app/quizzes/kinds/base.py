@@ -8,6 +8,12 @@ answer is read (JSON or HTML form) and checked, and how an answer reads in words
 of the app stores `public`, `key` and answers as JSON and asks the registry
 (`app.quizzes.kinds`) for the kind that reads them: it never branches on `kind`.
 
+A wrong answer is told what is wrong with it before it is told the right answer: which of
+its parts are wrong (`Feedback.wrong_parts`), how far it is from a right one, and what the
+content says of what was chosen (`explain_choice`); the right answer, and what would give it
+away, wait until the question is revealed (app/quizzes/reveal.py, the one rule for every
+kind).
+
 Every text a student reads exists in each language the course is written in: a kind names
 its translatable fields (`translated_fields`, `optional_translated_fields`) and says how a
 translation must fit the English (`translation_problems`) and how it is built
@@ -27,6 +33,7 @@ from typing import Annotated, Any, ClassVar, Generic, Literal, NamedTuple, TypeV
 from pydantic import BaseModel, ConfigDict, Field, JsonValue, ValidationError, create_model
 from starlette.datastructures import FormData
 
+from app.i18n import gettext
 from app.submissions.diff import DiffRow
 from grader import Comparison
 
@@ -40,6 +47,9 @@ TranslatedLanguage = Literal["tr"]
 # What a translation block carries besides the translated fields: the fingerprint of the
 # English it was translated from (app/content/translations.py).
 TRANSLATED_FROM = "translated_from"
+# Wrong answers a question takes before it shows its right answer (`tries` in questions.yaml).
+DEFAULT_TRIES = 2
+MAX_TRIES = 10
 
 
 def stable_digest(*parts: str) -> str:
@@ -49,7 +59,31 @@ def stable_digest(*parts: str) -> str:
 
 
 class InvalidAnswer(ValueError):
-    """The answer does not have the shape this question takes (the message says why)."""
+    """The answer does not have the shape this question takes (the message says why).
+    `message` may be marked `N_` with `%(name)s` fields filled from `params`: `str()` gives it
+    in English (the API's), `translated()` in the page's language."""
+
+    def __init__(self, message: str, params: Mapping[str, object] | None = None) -> None:
+        self.message = message
+        self.params = dict(params or {})
+        super().__init__(message % self.params if self.params else message)
+
+    def translated(self) -> str:
+        text = gettext(self.message)
+        return text % self.params if self.params else text
+
+
+class EmptyPart(InvalidAnswer):
+    """A part of the answer left empty (a blank, a row with nothing chosen), refused as an
+    empty answer is, never recorded as a wrong one. `part`: where it is in the answer as the
+    API takes it (a blank's index, a left item's id), None for the whole answer; the API's
+    422 names it (`loc`)."""
+
+    def __init__(
+        self, message: str, part: int | str | None, params: Mapping[str, object] | None = None
+    ) -> None:
+        super().__init__(message, params)
+        self.part = part
 
 
 class SourceModel(BaseModel):
@@ -66,6 +100,8 @@ class QuestionSource(SourceModel):
     kind: str
     prompt: str = Field(min_length=1)
     explanation: str = Field(min_length=1)
+    # Wrong answers before the right answer is shown (app/quizzes/reveal.py).
+    tries: int = Field(default=DEFAULT_TRIES, ge=1, le=MAX_TRIES)
     # The question in other languages: its kind's translatable fields (checked by
     # `QuestionKind.translate`), and `translated_from`.
     translations: dict[TranslatedLanguage, dict[str, Any]] = {}
@@ -101,11 +137,19 @@ class Distance(BaseModel):
 
 class Feedback(BaseModel):
     """What a wrong answer is told besides the right answer, where its kind can say more:
-    how far it is from a right one, and the expected output beside the answer (rows as a
-    failed run's, app/submissions/diff.py)."""
+    which of its parts are wrong (`wrong_parts`: where each is in the answer as the API takes
+    it, a blank's or a line's index, a left item's id, a chosen option's index), how far it is
+    from a right one, and the expected output beside the answer (rows as a failed run's,
+    app/submissions/diff.py). `rows` give the answer away: they wait, as the right answer
+    does, until the question is revealed (`before_reveal`)."""
 
+    wrong_parts: list[int | str] | None = None
     distance: Distance | None = None
     rows: list[DiffRow] | None = None
+
+    def before_reveal(self) -> Feedback:
+        """What may be shown while the right answer is not: all but the expected output."""
+        return self.model_copy(update={"rows": None})
 
 
 class Checked(NamedTuple):
@@ -286,6 +330,17 @@ class QuestionKind(ABC, Generic[SourceT, PublicT, KeyT, AnswerT]):
         """What a wrong answer is told besides the right answer; nothing by default."""
         return Feedback()
 
+    def describe_wrong(self, public: PublicT, answer: AnswerT, parts: list[int | str]) -> list[str]:
+        """The parts of a wrong answer that `feedback` names (`wrong_parts`), in words, as the
+        student gave them (a blank's text, a row's pair); nothing by default. Must not raise
+        for a part the answer no longer has."""
+        return []
+
+    def explain_choice(self, public: PublicT, key: KeyT, answer: AnswerT) -> str:
+        """HTML: what the content says of a wrong answer's choices (shown before the right
+        answer and its explanation); nothing by default."""
+        return ""
+
     def output_checks(self, public: PublicT, key: KeyT) -> list[OutputCheck]:
         """Code the question shows whose output `content check --run` verifies; none by
         default."""
@@ -333,6 +388,21 @@ class QuestionKind(ABC, Generic[SourceT, PublicT, KeyT, AnswerT]):
         if typed is None:
             return Feedback()
         return self.feedback(typed[0], self.key_of(key), typed[1])
+
+    def describe_wrong_recorded(
+        self, public: Stored, answer: object, parts: list[int | str]
+    ) -> list[str]:
+        typed = self._recorded(public, answer)
+        return [] if typed is None else self.describe_wrong(typed[0], typed[1], parts)
+
+    def explain_choice_recorded(self, public: Stored, key: Stored, answer: object) -> str:
+        typed = self._recorded(public, answer)
+        return "" if typed is None else self.explain_choice(typed[0], self.key_of(key), typed[1])
+
+    def correct_answer_stored(self, public: Stored, key: Stored) -> JsonValue:
+        """The right answer in the API's JSON shape."""
+        answer = self.correct_answer(self.public_of(public), self.key_of(key))
+        return answer.model_dump(mode="json")
 
     def output_checks_stored(self, public: Stored, key: Stored) -> list[OutputCheck]:
         return self.output_checks(self.public_of(public), self.key_of(key))

@@ -8,8 +8,11 @@ from typing import Any, ClassVar, Literal
 from pydantic import BaseModel, Field, RootModel, model_validator
 from starlette.datastructures import FormData
 
+from app.i18n import N_
 from app.quizzes.kinds.base import (
     AnswerView,
+    EmptyPart,
+    Feedback,
     InvalidAnswer,
     QuestionKind,
     QuestionOut,
@@ -19,6 +22,7 @@ from app.quizzes.kinds.base import (
 
 BLANK = "____"
 MAX_LENGTH = 1000
+EMPTY_BLANK = N_("Answer every part first: blank %(number)s is empty.")
 
 
 class Blank(SourceModel):
@@ -130,7 +134,11 @@ class FillInKind(QuestionKind[FillIn, FillInPublic, FillInKey, Words]):
             )
         if any(len(a) > MAX_LENGTH for a in given):
             raise InvalidAnswer(f"A blank's answer is at most {MAX_LENGTH} characters.")
-        return Words([a.strip() for a in given])
+        words = [a.strip() for a in given]
+        for index, word in enumerate(words):
+            if not word:
+                raise EmptyPart(EMPTY_BLANK, index, {"number": index + 1})
+        return Words(words)
 
     def read_form(self, public: FillInPublic, form: FormData) -> Words:
         return self.read_answer(
@@ -144,6 +152,26 @@ class FillInKind(QuestionKind[FillIn, FillInPublic, FillInKey, Words]):
 
     def correct_answer(self, public: FillInPublic, key: FillInKey) -> Words:
         return Words([blank.shown for blank in key.blanks])
+
+    def feedback(self, public: FillInPublic, key: FillInKey, answer: Words) -> Feedback:
+        """The blanks that are wrong, by index."""
+        return Feedback(
+            wrong_parts=[
+                index
+                for index, (blank, given) in enumerate(zip(key.blanks, answer.root, strict=False))
+                if not blank.matches(given)
+            ]
+        )
+
+    def describe_wrong(
+        self, public: FillInPublic, answer: Words, parts: list[int | str]
+    ) -> list[str]:
+        """Each wrong blank as the student filled it."""
+        return [
+            answer.root[part]
+            for part in parts
+            if isinstance(part, int) and 0 <= part < len(answer.root)
+        ]
 
     def describe(self, public: FillInPublic, answer: Words) -> AnswerView:
         """The template with the words in it, each in brackets: "x = x.[to](device)"."""

@@ -11,6 +11,8 @@ from app.i18n import N_
 from app.quizzes.kinds.base import (
     AnswerView,
     ContentProblem,
+    EmptyPart,
+    Feedback,
     InvalidAnswer,
     QuestionKind,
     QuestionOut,
@@ -21,6 +23,7 @@ from app.quizzes.kinds.base import (
 
 UNKNOWN_RIGHT = N_("Every value must be one of the right items' ids.")
 MATCH_EVERY_LEFT = N_("Match every left item exactly once, by its id.")
+EMPTY_ROW = N_("Answer every part first: choose a match for %(item)s.")
 
 
 class Pair(SourceModel):
@@ -145,6 +148,9 @@ class MatchingKind(QuestionKind[Matching, MatchingPublic, MatchingKey, Matches])
             raise InvalidAnswer("This question takes an object mapping each left id to a right id.")
         if set(given) != {item.id for item in public.left}:
             raise InvalidAnswer(MATCH_EVERY_LEFT)
+        for item in public.left:
+            if not given[item.id]:
+                raise EmptyPart(EMPTY_ROW, item.id, {"item": item.text})
         if not set(given.values()) <= {item.id for item in public.right}:
             raise InvalidAnswer(UNKNOWN_RIGHT)
         return Matches(dict(given))
@@ -160,14 +166,35 @@ class MatchingKind(QuestionKind[Matching, MatchingPublic, MatchingKey, Matches])
     def correct_answer(self, public: MatchingPublic, key: MatchingKey) -> Matches:
         return Matches(dict(key.pairs))
 
+    def feedback(self, public: MatchingPublic, key: MatchingKey, answer: Matches) -> Feedback:
+        """The rows matched wrongly, by their left item's id, in the order shown."""
+        return Feedback(
+            wrong_parts=[
+                item.id
+                for item in public.left
+                if answer.root.get(item.id) != key.pairs.get(item.id)
+            ]
+        )
+
+    def describe_wrong(
+        self, public: MatchingPublic, answer: Matches, parts: list[int | str]
+    ) -> list[str]:
+        """Each wrong row as the student matched it: "left → right"."""
+        return [
+            _pair(public, str(part), answer.root[part])
+            for part in parts
+            if isinstance(part, str) and part in answer.root
+        ]
+
     def describe(self, public: MatchingPublic, answer: Matches) -> AnswerView:
         """One "left → right" line per pair."""
-        left = {item.id: item.text for item in public.left}
-        right = {item.id: item.text for item in public.right}
-        return AnswerView(
-            [f"{left.get(lid, lid)} → {right.get(rid, rid)}" for lid, rid in answer.root.items()],
-            [],
-        )
+        return AnswerView([_pair(public, lid, rid) for lid, rid in answer.root.items()], [])
+
+
+def _pair(public: MatchingPublic, left_id: str, right_id: str) -> str:
+    left = next((item.text for item in public.left if item.id == left_id), left_id)
+    right = next((item.text for item in public.right if item.id == right_id), right_id)
+    return f"{left} → {right}"
 
 
 KIND = MatchingKind()

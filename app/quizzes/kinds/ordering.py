@@ -20,6 +20,7 @@ from app.quizzes.kinds.base import (
     AnswerView,
     ContentProblem,
     Distance,
+    EmptyPart,
     Feedback,
     InvalidAnswer,
     QuestionKind,
@@ -374,7 +375,7 @@ class OrderingKind(QuestionKind[Ordering, OrderingPublic, OrderingKey, Arrangeme
         except ValueError:
             raise InvalidAnswer(TAKES) from None
         if not arrangement.root:
-            raise InvalidAnswer(AT_LEAST_ONE)
+            raise EmptyPart(AT_LEAST_ONE, None)
         ids = [p.id for p in arrangement.root]
         if not set(ids) <= {line.id for line in public.lines}:
             raise InvalidAnswer(UNKNOWN_LINE)

@@ -20,6 +20,7 @@ from starlette.datastructures import FormData
 from app.i18n import N_
 from app.quizzes.kinds.base import (
     AnswerView,
+    EmptyPart,
     Feedback,
     InvalidAnswer,
     OutputCheck,
@@ -156,7 +157,7 @@ class PredictOutputKind(QuestionKind[PredictOutput, PredictPublic, PredictKey, P
             raise InvalidAnswer(TOO_LONG)
         printed = _output(given)
         if not printed.strip():
-            raise InvalidAnswer(TYPE_IT)
+            raise EmptyPart(TYPE_IT, None)
         return Printed(printed)
 
     def read_form(self, public: PredictPublic, form: FormData) -> Printed:
@@ -188,7 +189,22 @@ class PredictOutputKind(QuestionKind[PredictOutput, PredictPublic, PredictKey, P
         have pictured either)."""
         shown = key.answer if key.comparison.mode == "patterns" else key.expected
         candidates = [aligned_rows(expected_on(shown, d), answer.root) for d in _devices(shown)]
-        return Feedback(rows=min(candidates, key=_differing))
+        rows = min(candidates, key=_differing)
+        # The answer's lines that differ (by index): what may be said before the expected
+        # output is shown.
+        wrong: list[int | str] = [
+            row.actual.number - 1
+            for row in rows
+            if row.actual.differs and row.actual.number is not None
+        ]
+        return Feedback(rows=rows, wrong_parts=wrong)
+
+    def describe_wrong(
+        self, public: PredictPublic, answer: Printed, parts: list[int | str]
+    ) -> list[str]:
+        """The answer's lines that differ from the output, as typed."""
+        lines = answer.root.split("\n")
+        return [lines[part] for part in parts if isinstance(part, int) and 0 <= part < len(lines)]
 
     def output_checks(self, public: PredictPublic, key: PredictKey) -> list[OutputCheck]:
         """The snippet must print its expected output, on every device."""

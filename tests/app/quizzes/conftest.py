@@ -43,6 +43,7 @@ async def _add_question(db: Database, spec: QuestionSource, lesson_slug: str) ->
                 public=data.public,
                 key=data.key,
                 explanation_html=data.explanation_html,
+                tries=data.tries,
                 retired=False,
             )
         )

@@ -1,4 +1,6 @@
-"""`POST /api/questions/{id}/answers` for every kind of question: right, wrong, malformed."""
+"""`POST /api/questions/{id}/answers` for every kind of question: right, wrong, malformed.
+A wrong answer is told what is wrong, not the right answer, until the question is revealed
+(tests/app/quizzes/test_reveal.py has the rule itself)."""
 
 from __future__ import annotations
 
@@ -20,7 +22,7 @@ FILL_TWO = "tensor-basics-count-up"  # two blanks: "arange", "3"
 FILL_REGEX = "tensors-on-the-gpu-footprint-bytes"  # regex blanks, shown as 98304 / 393216
 MATCH = "gpu-support-match-terms"
 MATCH_LESSON = "gpu-support"
-RESULT_KEYS = {"correct", "explanation_html", "correct_answer"}
+RESULT_KEYS = {"correct", "explanation_html", "correct_answer", "tries_left", "revealed"}
 
 
 async def _answer(
@@ -42,6 +44,29 @@ async def _attempts(db: Database, user_id: int) -> list[QuestionAttempt]:
                 )
             ).all()
         )
+
+
+def _right(correct_answer: Any, explanation_html: str) -> dict[str, Any]:
+    """A right answer's result: everything shown."""
+    return {
+        "correct": True,
+        "explanation_html": explanation_html,
+        "correct_answer": correct_answer,
+        "tries_left": 0,
+        "revealed": True,
+    }
+
+
+def _hidden(wrong_parts: list[Any], tries_left: int = 1) -> dict[str, Any]:
+    """A wrong answer's result while the right answer is not shown."""
+    return {
+        "correct": False,
+        "explanation_html": "",
+        "correct_answer": None,
+        "tries_left": tries_left,
+        "revealed": False,
+        "wrong_parts": wrong_parts,
+    }
 
 
 async def _explanation(db: Database, question_id: str) -> str:
@@ -74,26 +99,30 @@ async def test_multiple_choice_right(client: httpx.AsyncClient, db: Database) ->
     assert response.status_code == 200
     body = response.json()
     assert set(body) == RESULT_KEYS
-    assert body["correct"] is True
-    assert body["correct_answer"] == 3
-    assert body["explanation_html"] == await _explanation(db, MC)
+    assert body == _right(3, await _explanation(db, MC))
     assert "same device" in body["explanation_html"]
 
 
 @pytest.mark.parametrize("answer", [0, 1, 2])
-async def test_multiple_choice_wrong_gets_the_correct_answer(
+async def test_multiple_choice_wrong_is_told_the_answer_at_the_second_try(
     client: httpx.AsyncClient, db: Database, answer: int
 ) -> None:
     headers, user_id = await make_student(db)
     response = await _answer(client, headers, MC, answer)
     assert response.status_code == 200
-    assert response.json() == {
+    assert response.json() == _hidden([answer])
+    again = await _answer(client, headers, MC, (answer + 1) % 3)
+    assert again.json() == {
         "correct": False,
         "explanation_html": await _explanation(db, MC),
         "correct_answer": 3,
+        "tries_left": 0,
+        "revealed": True,
+        "wrong_parts": [(answer + 1) % 3],
     }
-    [attempt] = await _attempts(db, user_id)
-    assert (attempt.question_id, attempt.answer, attempt.correct) == (MC, answer, False)
+    first, second = await _attempts(db, user_id)
+    assert (first.question_id, first.answer, first.correct) == (MC, answer, False)
+    assert (second.answer, second.correct) == ((answer + 1) % 3, False)
 
 
 @pytest.mark.parametrize(
@@ -135,23 +164,29 @@ async def test_several_correct_right_in_any_order(
     for answer in ([0, 2], [2, 0]):
         response = await _answer(client, headers, several_correct, answer)
         assert response.status_code == 200
-        assert response.json() == {
-            "correct": True,
-            "explanation_html": await _explanation(db, several_correct),
-            "correct_answer": [0, 2],
-        }
+        assert response.json() == _right([0, 2], await _explanation(db, several_correct))
     assert [a.correct for a in await _attempts(db, user_id)] == [True, True]
 
 
-@pytest.mark.parametrize("answer", [[0], [2], [0, 1, 2], [1, 3], [], [0, 1, 2, 3]])
-async def test_several_correct_wrong(
-    client: httpx.AsyncClient, db: Database, several_correct: str, answer: list[int]
+@pytest.mark.parametrize(
+    ("answer", "wrong_parts"),
+    [([0], []), ([2], []), ([0, 1, 2], [1]), ([1, 3], [1, 3]), ([0, 1, 2, 3], [1, 3])],
+)
+async def test_several_correct_wrong_names_the_options_chosen_wrongly(
+    client: httpx.AsyncClient,
+    db: Database,
+    several_correct: str,
+    answer: list[int],
+    wrong_parts: list[int],
 ) -> None:
+    """Only the options chosen that are wrong: those left out are not named (that would
+    tell the answer)."""
     headers, _ = await make_student(db)
     response = await _answer(client, headers, several_correct, answer)
     assert response.status_code == 200
-    assert response.json()["correct"] is False
-    assert response.json()["correct_answer"] == [0, 2]
+    assert response.json() == _hidden(wrong_parts)
+    again = await _answer(client, headers, several_correct, answer)
+    assert again.json()["correct_answer"] == [0, 2]
 
 
 @pytest.mark.parametrize(
@@ -166,6 +201,7 @@ async def test_several_correct_wrong(
         pytest.param([0.0, 2.0], id="floats"),
         pytest.param([[0], [2]], id="nested"),
         pytest.param(None, id="null"),
+        pytest.param([], id="nothing-chosen"),
     ],
 )
 async def test_several_correct_malformed_is_422(
@@ -187,35 +223,61 @@ async def test_fill_in_right_with_surrounding_spaces(
     headers, user_id = await make_student(db)
     response = await _answer(client, headers, FILL, [given])
     assert response.status_code == 200
-    assert response.json() == {
-        "correct": True,
-        "explanation_html": await _explanation(db, FILL),
-        "correct_answer": ["to"],
-    }
+    assert response.json() == _right(["to"], await _explanation(db, FILL))
     [attempt] = await _attempts(db, user_id)
     assert attempt.answer == ["to"] and attempt.correct is True
 
 
-@pytest.mark.parametrize("given", ["cuda", "To", "TO", "t o", ".to", "to()", ""])
-async def test_fill_in_wrong_gets_the_correct_answer(
+@pytest.mark.parametrize("given", ["cuda", "To", "TO", "t o", ".to", "to()"])
+async def test_fill_in_wrong_names_the_blank_then_shows_the_answer(
     client: httpx.AsyncClient, db: Database, given: str
 ) -> None:
     headers, _ = await make_student(db)
     response = await _answer(client, headers, FILL, [given])
     assert response.status_code == 200
-    assert response.json()["correct"] is False
-    assert response.json()["correct_answer"] == ["to"]
+    assert response.json() == _hidden([0])
+    again = await _answer(client, headers, FILL, [given])
+    assert (again.json()["correct_answer"], again.json()["revealed"]) == (["to"], True)
 
 
 async def test_fill_in_two_blanks(client: httpx.AsyncClient, db: Database) -> None:
     headers, _ = await make_student(db)
+    half = await _answer(client, headers, FILL_TWO, ["arange", "2"])
+    assert half.json() == _hidden([1])
+    swapped = await _answer(client, headers, FILL_TWO, ["3", "arange"])
+    assert swapped.json()["wrong_parts"] == [0, 1]
+    assert swapped.json()["correct_answer"] == ["arange", "3"]
     right = await _answer(client, headers, FILL_TWO, ["arange", " 3 "])
     assert right.json()["correct"] is True
     assert right.json()["correct_answer"] == ["arange", "3"]
-    half = await _answer(client, headers, FILL_TWO, ["arange", "2"])
-    assert half.json()["correct"] is False
-    swapped = await _answer(client, headers, FILL_TWO, ["3", "arange"])
-    assert swapped.json()["correct"] is False
+
+
+@pytest.mark.parametrize(
+    ("question", "answer", "where", "blank"),
+    [
+        pytest.param(FILL, [""], 0, 1, id="empty"),
+        pytest.param(FILL, ["  \t"], 0, 1, id="spaces"),
+        pytest.param(FILL_TWO, ["arange", ""], 1, 2, id="second-of-two"),
+    ],
+)
+async def test_an_empty_blank_is_refused_naming_it_and_not_recorded(
+    client: httpx.AsyncClient,
+    db: Database,
+    question: str,
+    answer: list[str],
+    where: int,
+    blank: int,
+) -> None:
+    """An empty blank is an answer not given yet, not a wrong one: 422 with the blank's
+    place, as a validation error names a field; nothing recorded, no try used."""
+    headers, user_id = await make_student(db)
+    response = await _answer(client, headers, question, answer)
+    assert response.status_code == 422, response.text
+    [error] = response.json()["detail"]
+    assert error["loc"] == ["body", "answer", where]
+    assert error["msg"] == f"Answer every part first: blank {blank} is empty."
+    assert error["type"] == "missing"
+    assert await _attempts(db, user_id) == []
 
 
 @pytest.mark.parametrize(
@@ -237,6 +299,8 @@ async def test_fill_in_regex_blanks(
     response = await _answer(client, headers, FILL_REGEX, given)
     assert response.status_code == 200
     assert response.json()["correct"] is correct
+    if not correct:
+        response = await _answer(client, headers, FILL_REGEX, given)
     # A regex blank shows its `answer`, never the pattern.
     assert response.json()["correct_answer"] == ["61440", "4", "245760"]
 
@@ -263,6 +327,8 @@ async def test_fill_in_case_insensitive_blanks(
     response = await _answer(client, headers, case_insensitive_regex, given)
     assert response.status_code == 200
     assert response.json()["correct"] is correct
+    if not correct:
+        response = await _answer(client, headers, case_insensitive_regex, given)
     assert response.json()["correct_answer"] == ["CUDA", "cuda:0"]
 
 
@@ -298,24 +364,38 @@ async def test_matching_right(client: httpx.AsyncClient, db: Database) -> None:
     right, _ = await _right_matching(client)
     response = await _answer(client, headers, MATCH, right)
     assert response.status_code == 200
-    assert response.json() == {
-        "correct": True,
-        "explanation_html": await _explanation(db, MATCH),
-        "correct_answer": right,
-    }
+    assert response.json() == _right(right, await _explanation(db, MATCH))
     [attempt] = await _attempts(db, user_id)
     assert attempt.answer == right and attempt.correct is True
 
 
-async def test_matching_wrong_gets_the_correct_pairs(
+async def test_matching_wrong_names_the_wrong_rows_then_gets_the_correct_pairs(
     client: httpx.AsyncClient, db: Database
 ) -> None:
     headers, _ = await make_student(db)
     right, wrong = await _right_matching(client)
+    swapped = [left for left in right if wrong[left] != right[left]]
+    assert len(swapped) == 2
     response = await _answer(client, headers, MATCH, wrong)
     assert response.status_code == 200
-    assert response.json()["correct"] is False
-    assert response.json()["correct_answer"] == right
+    assert response.json() == _hidden(swapped)
+    again = await _answer(client, headers, MATCH, wrong)
+    assert again.json()["correct_answer"] == right
+    assert again.json()["wrong_parts"] == swapped
+
+
+async def test_matching_a_row_left_empty_is_refused_naming_it(
+    client: httpx.AsyncClient, db: Database
+) -> None:
+    headers, user_id = await make_student(db)
+    right, _ = await _right_matching(client)
+    first = next(iter(right))
+    response = await _answer(client, headers, MATCH, right | {first: ""})
+    assert response.status_code == 422
+    [error] = response.json()["detail"]
+    assert error["loc"] == ["body", "answer", first]
+    assert error["msg"] == "Answer every part first: choose a match for torch.cuda.is_available()."
+    assert await _attempts(db, user_id) == []
 
 
 async def test_matching_everything_to_one_item_is_wrong_not_malformed(

@@ -314,15 +314,37 @@ async def test_answers_through_the_api(client: httpx.AsyncClient, db: Database) 
         "correct": True,
         "explanation_html": question.explanation_html,
         "correct_answer": _answer(ids, "import", "a", "b", "total", "show"),
+        "tries_left": 0,
+        "revealed": True,
     }
 
+    # Another student's wrong answer is told how far it is, not the right order (no parts
+    # named: a line is not wrong by itself, the order is).
+    headers, _ = await make_student(db)
     wrong = await client.post(
         url, json={"answer": _answer(ids, "show", "import", "a", "b", "total")}, headers=headers
     )
     body = wrong.json()
     assert body["correct"] is False
     assert body["distance"] == {"in_place": 4, "total": 5, "steps": 1}
-    assert "rows" not in body
+    assert (body["correct_answer"], body["tries_left"], body["revealed"]) == (None, 1, False)
+    assert "rows" not in body and "wrong_parts" not in body
+
+
+async def test_an_empty_program_is_refused_as_a_missing_field(
+    client: httpx.AsyncClient, db: Database
+) -> None:
+    question = await add_question(db, _spec(), LESSON)
+    headers, _ = await make_student(db)
+    response = await client.post(
+        f"/api/questions/{question.id}/answers", json={"answer": []}, headers=headers
+    )
+    assert response.status_code == 422
+    [error] = response.json()["detail"]
+    assert (error["loc"], error["msg"]) == (
+        ["body", "answer"],
+        "Put at least one line in your program.",
+    )
 
 
 @pytest.mark.parametrize(
@@ -332,7 +354,6 @@ async def test_answers_through_the_api(client: httpx.AsyncClient, db: Database) 
         ([{"indent": 0}], "This question takes a list of"),
         ([{"id": "LINE", "indent": "1"}], "This question takes a list of"),
         ([{"id": "LINE", "indent": 0, "more": 1}], "This question takes a list of"),
-        ([], "Put at least one line in your program."),
         ([{"id": "nope"}], "Every id must be one of the question's lines."),
         ([{"id": "LINE"}, {"id": "LINE"}], "A line is used twice."),
         ([{"id": "LINE", "indent": 5}], "Indents run from 0 to 4."),
@@ -395,7 +416,7 @@ async def test_the_form_takes_a_place_and_an_indent_per_line(
         assert f'name="indent-{line_id}"' in article
 
     # Wrong: the body left flush. Places need not be consecutive; the page then says how far
-    # the answer is and what would be right, and the selects keep what was chosen.
+    # the answer is, and the selects keep what was chosen.
     article = await _post(
         client,
         question.id,

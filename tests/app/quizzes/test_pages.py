@@ -1,8 +1,12 @@
-"""Answering questions from the lesson page's plain HTML forms (no JavaScript)."""
+"""Answering questions from the lesson page's plain HTML forms (no JavaScript): a wrong
+answer is told what is wrong and tries again; the answer is shown at the last try or on
+asking ("Show the answer")."""
 
 from __future__ import annotations
 
+import json
 import re
+from html import unescape
 
 import httpx
 import pytest
@@ -11,6 +15,7 @@ from sqlalchemy import select
 
 from app.db import Database
 from app.models import Question, QuestionAttempt, User
+from app.models.attempt import QuestionReveal
 from tests.app.quizzes.conftest import question_article
 from tests.helpers import browser_signup, csrf_from
 
@@ -87,7 +92,26 @@ async def test_right_answer_by_form_shows_feedback_and_explanation(
     assert (attempt.question_id, attempt.answer, attempt.correct) == (MC, 3, True)
 
 
-async def test_wrong_answer_by_form_shows_the_correct_answer(
+async def _reveals(db: Database, username: str) -> list[QuestionReveal]:
+    async with db.sessionmaker() as session:
+        return list(
+            (
+                await session.scalars(
+                    select(QuestionReveal).join(User).where(User.username == username)
+                )
+            ).all()
+        )
+
+
+async def _reveal(client: httpx.AsyncClient, question_id: str) -> httpx.Response:
+    page = await client.get(f"/lessons/{SLUG}")
+    return await client.post(
+        f"/lessons/{SLUG}/questions/{question_id}/reveal",
+        data={"csrf_token": csrf_from(question_article(page.text, question_id))},
+    )
+
+
+async def test_a_wrong_answer_by_form_gets_another_try_then_the_correct_answer(
     client: httpx.AsyncClient, db: Database
 ) -> None:
     name = await browser_signup(client)
@@ -95,10 +119,52 @@ async def test_wrong_answer_by_form_shows_the_correct_answer(
     assert response.status_code == 303
     article = question_article((await client.get(f"/lessons/{SLUG}")).text, MC)
     assert "Not quite." in article
-    assert "The answer:" in article
+    assert "Not right: <code>A. PyTorch moves the CPU tensor to the GPU for you.</code>" in article
+    assert "1 more try before the answer is shown." in article
+    assert f'action="/lessons/{SLUG}/questions/{MC}/reveal"' in article
+    assert "The answer:" not in article
+    assert "It raises an error" not in article.split("</form>")[1]
+    assert (await _question(db, MC)).explanation_html not in article
+
+    await _submit(client, MC, [("answer", "1")])
+    article = question_article((await client.get(f"/lessons/{SLUG}")).text, MC)
     assert "It raises an error; both must be on the same device." in article.split("The answer:")[1]
     assert (await _question(db, MC)).explanation_html in article
-    assert [a.correct for a in await _attempts(db, name)] == [False]
+    assert 'class="reveal-form"' not in article and 'class="tries-left"' not in article
+    assert [a.correct for a in await _attempts(db, name)] == [False, False]
+    assert await _reveals(db, name) == []  # shown at the last try: not asked for
+
+
+async def test_show_the_answer_by_form_shows_it_and_is_recorded(
+    client: httpx.AsyncClient, db: Database
+) -> None:
+    name = await browser_signup(client)
+    await _submit(client, MC, [("answer", "0")])
+    response = await _reveal(client, MC)
+    assert response.status_code == 303
+    assert response.headers["location"] == f"/lessons/{SLUG}#q-{MC}"
+    article = question_article((await client.get(f"/lessons/{SLUG}")).text, MC)
+    assert "Not quite." in article
+    assert "It raises an error; both must be on the same device." in article.split("The answer:")[1]
+    assert (await _question(db, MC)).explanation_html in article
+    assert 'class="reveal-form"' not in article
+    [reveal] = await _reveals(db, name)
+    assert reveal.question_id == MC
+    # Asking is not an answer; every answer is still recorded, and a right one is right.
+    await _submit(client, MC, [("answer", "3")])
+    assert [a.correct for a in await _attempts(db, name)] == [False, True]
+    assert "Correct." in question_article((await client.get(f"/lessons/{SLUG}")).text, MC)
+
+
+async def test_show_the_answer_before_answering_says_to_answer_first(
+    client: httpx.AsyncClient, db: Database
+) -> None:
+    name = await browser_signup(client)
+    assert (await _reveal(client, FILL)).status_code == 303
+    article = question_article((await client.get(f"/lessons/{SLUG}")).text, FILL)
+    assert "Answer the question before asking for its answer." in article
+    assert "The answer:" not in article
+    assert await _reveals(db, name) == []
 
 
 async def test_fill_in_by_form(client: httpx.AsyncClient, db: Database) -> None:
@@ -121,8 +187,12 @@ async def test_a_wrong_fill_in_by_form_shows_the_answer_in_its_template(
     await _submit(client, FILL, [("blank", "cuda")])
     article = question_article((await client.get(f"/lessons/{SLUG}")).text, FILL)
     assert "Not quite." in article
+    assert '<p class="wrong-parts">Not right: <code>cuda</code></p>' in article
+    assert "The answer:" not in article
+    await _submit(client, FILL, [("blank", "cpu")])
+    article = question_article((await client.get(f"/lessons/{SLUG}")).text, FILL)
     assert "<code>x = x.[to](device)</code>" in article.split("The answer:")[1]
-    assert 'value="cuda"' in article
+    assert 'value="cpu"' in article
 
 
 async def test_matching_by_form(client: httpx.AsyncClient, db: Database) -> None:
@@ -139,20 +209,32 @@ async def test_matching_by_form(client: httpx.AsyncClient, db: Database) -> None
     assert (attempt.answer, attempt.correct) == (pairs, True)
 
 
-async def test_a_wrong_matching_by_form_lists_the_pairs(
+async def test_a_wrong_matching_by_form_says_which_rows_are_wrong(
     client: httpx.AsyncClient, db: Database
 ) -> None:
     await browser_signup(client)
     question = await _question(db, MATCH)
     lefts = [item["id"] for item in question.public["left"]]
     rights = [question.key["pairs"][left] for left in lefts]
+    # The first two rows swapped, the others right.
     fields = [
-        (f"match-{left}", right) for left, right in zip(lefts, rights[1:] + rights[:1], strict=True)
+        (f"match-{left}", right)
+        for left, right in zip(lefts, [rights[1], rights[0], *rights[2:]], strict=True)
     ]
     await _submit(client, MATCH, fields)
     article = question_article((await client.get(f"/lessons/{SLUG}")).text, MATCH)
     assert "Not quite." in article
-    assert "torch.cuda.is_available() → Is there a usable NVIDIA GPU?" in article
+    wrong = re.search(r'<p class="wrong-parts">(.*?)</p>', article, re.S)
+    assert wrong
+    assert wrong[1] == (
+        "Not right: <code>torch.cuda.is_available() → Move to the chosen device</code>, "
+        "<code>.to(device) → Is there a usable NVIDIA GPU?</code>"
+    )
+    assert "The answer:" not in article
+    await _submit(client, MATCH, fields)
+    article = question_article((await client.get(f"/lessons/{SLUG}")).text, MATCH)
+    answer = article.split("The answer:")[1]
+    assert "torch.cuda.is_available() → Is there a usable NVIDIA GPU?" in answer
 
 
 @pytest.mark.parametrize(
@@ -163,7 +245,13 @@ async def test_a_wrong_matching_by_form_lists_the_pairs(
         (MC, [("answer", "1"), ("answer", "2")], "Pick one of the options."),
         (MC, [("answer", "9")], "Option indices run from 0 to 3."),
         (FILL, [], "This question has 1 blank(s)"),
-        (MATCH, [], "Every value must be one of the right items' ids."),
+        (FILL, [("blank", "")], "Answer every part first: blank 1 is empty."),
+        (FILL, [("blank", "   ")], "Answer every part first: blank 1 is empty."),
+        (
+            MATCH,
+            [],
+            "Answer every part first: choose a match for torch.cuda.is_available().",
+        ),
     ],
 )
 async def test_an_incomplete_form_shows_why_and_records_nothing(
@@ -232,6 +320,27 @@ async def test_a_form_answer_with_a_file_instead_of_text_counts_as_empty(
         files={"blank": ("blank.txt", b"to", "text/plain")},
     )
     assert response.status_code == 303
-    assert "Not quite." in question_article((await client.get(f"/lessons/{SLUG}")).text, FILL)
-    [attempt] = await _attempts(db, name)
-    assert (attempt.answer, attempt.correct) == ([""], False)
+    article = question_article((await client.get(f"/lessons/{SLUG}")).text, FILL)
+    assert "Answer every part first: blank 1 is empty." in article
+    assert await _attempts(db, name) == []
+
+
+async def test_the_feedback_words_are_in_turkish(client: httpx.AsyncClient, db: Database) -> None:
+    await client.get("/?lang=tr")
+    await browser_signup(client)
+    await _submit(client, FILL, [("blank", "")])
+    article = question_article((await client.get(f"/lessons/{SLUG}")).text, FILL)
+    assert "Önce her kısmı cevaplayın: 1. boşluk boş." in article
+    await _submit(client, FILL, [("blank", "cuda")])
+    article = question_article((await client.get(f"/lessons/{SLUG}")).text, FILL)
+    assert "Doğru değil: <code>cuda</code>" in article
+    assert "Cevap gösterilmeden önce 1 deneme hakkınız daha var." in article
+    assert "Cevabı göster" in article
+    # The script's words, handed over by the partial.
+    words = re.search(r"data-feedback-words='([^']*)'", article)
+    assert words
+    assert json.loads(unescape(words[1])) == {
+        "not_right": "Doğru değil:",
+        "show_answer": "Cevabı göster",
+        "tries_left": {"1": "Cevap gösterilmeden önce 1 deneme hakkınız daha var."},
+    }

@@ -157,12 +157,29 @@ async def test_answers_through_the_api(client: httpx.AsyncClient, db: Database) 
         "correct": True,
         "explanation_html": question.explanation_html,
         "correct_answer": "torch.Size([2, 3])\n15",
+        "tries_left": 0,
+        "revealed": True,
     }
 
+    # Another student: the first wrong answer is told which of its lines differ, not the
+    # expected output (the rows would show it); the second, the rows.
+    headers, _ = await make_student(db)
+    first = (
+        await client.post(url, json={"answer": "torch.Size([3, 2])\n15"}, headers=headers)
+    ).json()
+    assert first == {
+        "correct": False,
+        "explanation_html": "",
+        "correct_answer": None,
+        "tries_left": 1,
+        "revealed": False,
+        "wrong_parts": [0],
+    }
     wrong = (
         await client.post(url, json={"answer": "torch.Size([3, 2])\n15"}, headers=headers)
     ).json()
     assert wrong["correct"] is False
+    assert wrong["correct_answer"] == "torch.Size([2, 3])\n15"
     assert "distance" not in wrong
     assert _cells(wrong["rows"]) == [
         ("torch.Size([2, 3])", "torch.Size([3, 2])", True),
@@ -180,7 +197,6 @@ async def test_answers_through_the_api(client: httpx.AsyncClient, db: Database) 
     [
         (15, "This question takes a string: what the code prints."),
         (["15"], "This question takes a string: what the code prints."),
-        ("  \n\n ", "Type what the code prints."),
         ("x" * 10_001, "The answer is at most 10,000 characters."),
     ],
 )
@@ -193,6 +209,19 @@ async def test_an_answer_of_the_wrong_shape_is_refused(
         f"/api/questions/{question.id}/answers", json={"answer": answer}, headers=headers
     )
     assert (response.status_code, response.json()["detail"]) == (422, message)
+
+
+async def test_an_empty_answer_is_refused_as_a_missing_field(
+    client: httpx.AsyncClient, db: Database
+) -> None:
+    question = await add_question(db, _spec(), LESSON)
+    headers, _ = await make_student(db)
+    response = await client.post(
+        f"/api/questions/{question.id}/answers", json={"answer": "  \n\n "}, headers=headers
+    )
+    assert response.status_code == 422
+    [error] = response.json()["detail"]
+    assert (error["loc"], error["msg"]) == (["body", "answer"], "Type what the code prints.")
 
 
 # The page, without JavaScript
@@ -214,6 +243,14 @@ async def test_the_page_answers_by_form_and_shows_the_rows(
     assert posted.status_code == 303
     article = question_article((await client.get(f"/lessons/{LESSON}")).text, question.id)
     assert "Not quite." in article
+    # The first try: the line that differs, not the expected output.
+    assert '<p class="wrong-parts">Not right: <code>16</code></p>' in article
+    assert "side-by-side" not in article and "1 more try before the answer is shown." in article
+    posted = await client.post(
+        f"/lessons/{LESSON}/questions/{question.id}",
+        data={"csrf_token": csrf_from(article), "printed": "torch.Size([2, 3])\n16"},
+    )
+    article = question_article((await client.get(f"/lessons/{LESSON}")).text, question.id)
     table = re.search(r'<table class="side-by-side">.*?</table>', article, re.S)
     assert table
     assert re.search(r'<tr class="differs">.*?<code>15</code>.*?<code>16</code>', table[0], re.S)
