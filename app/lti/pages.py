@@ -14,7 +14,7 @@ from app.auth import sessions
 from app.auth.dependencies import log_in
 from app.db import SessionDep
 from app.i18n import N_, gettext
-from app.lti import launch, service
+from app.lti import handoff, launch, service
 from app.lti.cookies import LTI_SESSION
 from app.lti.keys import platform_keys
 from app.models import utcnow
@@ -85,4 +85,39 @@ async def launch_page(request: Request, session: SessionDep) -> Response:
     log_in(request, arrival.user, key)
     request.session[LTI_SESSION] = True
     target = f"/lessons/{arrival.lesson_slug}" if arrival.lesson_slug else "/"
+    if request.headers.get("sec-fetch-dest") != "iframe":
+        return RedirectResponse(target, status_code=303)
+    # In a frame the cookie may not have been kept: the page finds out, and goes on to the
+    # lesson or offers a new window (app/lti/handoff.py, app/static/lti.js).
+    token = handoff.make(
+        request, user_id=arrival.user.id, version=arrival.user.session_version, key=key, to=target
+    )
+    return render(request, "lti/arrived.html", {"target": target, "handoff": token})
+
+
+@router.post("/lti/continue")
+async def continue_in_window(request: Request, session: SessionDep) -> Response:
+    """A new window's first page: the session of the launch, bound to this window's cookie."""
+    params = await _params(request)
+    fields = handoff.read(request, params.get("handoff", ""))
+    user = None
+    if fields is not None:
+        user = await sessions.session_user(
+            session=session,
+            user_id=fields["uid"],
+            version=fields["sv"],
+            key=fields["sid"],
+            max_age_s=request.app.state.settings.session_max_age_s,
+            now=utcnow(),
+        )
+    if fields is None or user is None:
+        refusal = launch.LaunchRefused(
+            N_("The new window came too late; open the activity again from your course.")
+        )
+        return _refused(request, refusal)
+    log_in(request, user, fields["sid"])
+    request.session[LTI_SESSION] = True
+    target = (
+        fields["to"] if fields["to"].startswith("/") and not fields["to"].startswith("//") else "/"
+    )
     return RedirectResponse(target, status_code=303)

@@ -8,6 +8,7 @@ the auto-posting form every platform sends).
 
 GET /start?user=..&role=Learner|Instructor[&lesson=..][&tamper=..] begins a launch (the
 platform's side of "a user clicks the link"): a redirect to the tool's login initiation.
+GET /course?user=..&role=..&lesson=.. is a course page showing that launch in an iframe.
 GET /auth is the OIDC authorization endpoint the tool sends the browser to; it answers
 the form that posts id_token and state to the tool. `tamper` makes a token the tool must
 refuse: bad_signature, wrong_audience, unknown_deployment, expired."""
@@ -126,6 +127,16 @@ def create_platform(base: str, tool: str, client_id: str, deployment_id: str) ->
         new_private, new_public = _pem_pair()
         registration.set_platform_private_key(new_private).set_platform_public_key(new_public)
         return JSONResponse({"kid": registration.get_kid()})
+
+    @app.get("/course")
+    async def course(user: str, role: str, lesson: str) -> HTMLResponse:
+        """A course page with the tool in an iframe, as an LMS shows an activity."""
+        query = html.escape(f"user={user}&role={role}&lesson={lesson}")
+        return HTMLResponse(
+            f'<!doctype html><html lang="en"><title>Course</title><h1>Course</h1>'
+            f'<iframe src="/start?{query}" title="Tensorcamp" width="1000" height="700">'
+            "</iframe></html>"
+        )
 
     @app.get("/start")
     async def start(
