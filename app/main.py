@@ -22,6 +22,7 @@ from app.auth import router as auth_router
 from app.auth.dependencies import SESSION_COOKIE, require_csrf
 from app.auth.secret_key import session_secret
 from app.classes import pages as class_pages
+from app.classes import regrade_pages
 from app.classes import router as class_router
 from app.config import REPO_ROOT, Settings, get_settings
 from app.content import ContentError, load_catalog, sync_catalog
@@ -33,6 +34,7 @@ from app.middleware import BodySizeLimit, RequestMetrics, SecurityHeaders
 from app.quizzes import pages as quiz_pages
 from app.quizzes import router as quiz_router
 from app.submissions import pages as submission_pages
+from app.submissions import regrade_router
 from app.submissions import router as submission_router
 from app.submissions.grading import start_grading
 from app.templating import render
@@ -151,6 +153,8 @@ def create_app(settings: Settings | None = None, database: Database | None = Non
     csrf = [Depends(require_csrf)]
     for module in (auth_router, lesson_router, quiz_router, submission_router, class_router):
         app.include_router(module.router, dependencies=csrf)
+    app.include_router(regrade_router.router, dependencies=csrf)
+    app.include_router(regrade_pages.router, dependencies=csrf)
     for module in (auth_pages, class_pages, lesson_pages, quiz_pages, submission_pages):
         app.include_router(module.router, dependencies=csrf)
     app.mount("/static", StaticFiles(directory=REPO_ROOT / "app" / "static"), name="static")

@@ -9,6 +9,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.content.loader import Catalog
 from app.models import Base, Exercise, Lesson, Question, Track
+from app.submissions import regrade
 
 Row = TypeVar("Row", bound=Base)
 
@@ -92,4 +93,24 @@ async def sync_catalog(*, session: AsyncSession, catalog: Catalog) -> None:
     await _upsert(session, Track, "slug", tracks)
     await _upsert(session, Lesson, "slug", lessons)
     await _upsert(session, Question, "id", questions)
+    before = {
+        row.id: regrade.exercise_fingerprint(row)
+        for row in (await session.scalars(select(Exercise))).all()
+    }
     await _upsert(session, Exercise, "id", exercises)
+    await _regrade_changed(session, before, exercises)
+
+
+async def _regrade_changed(
+    session: AsyncSession, before: dict[str, str], exercises: dict[str, dict[str, Any]]
+) -> None:
+    """A pending regrade (never applied here: a teacher previews and applies it) of each
+    exercise whose grading changed and that has graded submissions."""
+    for ident, values in exercises.items():
+        if ident not in before or regrade.fingerprint(values) == before[ident]:
+            continue
+        if await regrade.has_graded_submissions(session=session, exercise_id=ident):
+            exercise = await session.get_one(Exercise, ident)
+            await regrade.request_regrade(
+                session=session, exercise=exercise, requested_by=None, reason=regrade.SYNC_REASON
+            )

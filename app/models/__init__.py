@@ -15,6 +15,7 @@ from app.models.lti import (
     LtiPlatform,
     LtiToolKey,
 )
+from app.models.regrade import Regrade, RegradeResult, RegradeStatus
 from app.models.states import (
     RevealReason,
     Role,
@@ -48,6 +49,9 @@ __all__ = [
     "Question",
     "QuestionAttempt",
     "RateCount",
+    "Regrade",
+    "RegradeResult",
+    "RegradeStatus",
     "RevealReason",
     "Role",
     "RunVerdict",

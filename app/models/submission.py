@@ -12,6 +12,7 @@ from sqlalchemy import (
     String,
     Text,
     UniqueConstraint,
+    text,
 )
 from sqlalchemy.orm import Mapped, mapped_column
 
@@ -72,12 +73,24 @@ class SubmissionRun(Base):
     output (the row stays, as the guard against duplicates)."""
 
     __tablename__ = "submission_runs"
-    __table_args__ = (UniqueConstraint("submission_id", "device"),)
+    # One live run per device; a regrade's runs sit beside them (`regrade_id`).
+    __table_args__ = (
+        Index(
+            "uq_submission_runs_live",
+            "submission_id",
+            "device",
+            unique=True,
+            sqlite_where=text("regrade_id IS NULL"),
+            postgresql_where=text("regrade_id IS NULL"),
+        ),
+    )
 
     id: Mapped[int] = mapped_column(primary_key=True)
     submission_id: Mapped[int] = mapped_column(ForeignKey("submissions.id", ondelete="CASCADE"))
     device: Mapped[str] = mapped_column(String(16))
     run: Mapped[dict[str, Any]] = mapped_column(JSON)
+    # Set on the runs an applied regrade recorded (the submission's older runs stay).
+    regrade_id: Mapped[int | None] = mapped_column(ForeignKey("regrades.id"), default=None)
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
 
 

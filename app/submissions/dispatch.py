@@ -21,12 +21,15 @@ from app.db import Database
 from app.metrics import MeasuredQueue
 from app.models import Exercise, Submission, SubmissionMode, SubmissionStatus
 from app.submissions import fairness, service
+from app.submissions.regrade import Regrader
 
 if TYPE_CHECKING:
     from grader import Job, Limits, Result, Run
 
 log = logging.getLogger(__name__)
 GRADING_FAILED = "Grading failed inside the platform; this does not count against you."
+# Not a submission id: wakes a worker to look for background work (regrades).
+WAKE = 0
 
 
 class GraderLike(Protocol):
@@ -93,6 +96,12 @@ class EmbeddedGrading:
         self._ready = asyncio.Event()
         self.lease_s = 120.0
         self._exercises: dict[str, Exercise] = {}
+        # Regrades take a worker only while no live submission waits, and leave a sandbox
+        # free (where there are several) for the next live one.
+        self.regrader = Regrader(database=database, grader=grader)
+        sandboxes = getattr(getattr(grader, "config", None), "workers", concurrency)
+        self.background_limit = max(1, min(concurrency, sandboxes) - 1)
+        self._background_busy = 0
 
     async def start(self) -> None:
         self._tasks.append(asyncio.create_task(self._start_grader()))
@@ -133,10 +142,31 @@ class EmbeddedGrading:
     async def shared_queue_depth(self) -> None:
         return None  # each process's queue publishes its own length
 
+    def wake_background(self) -> None:
+        """A regrade was requested: idle workers look for it."""
+        self.regrader.wake()
+        for _ in range(self.concurrency):
+            self.queue.put_nowait(WAKE)
+
+    async def _background(self) -> bool:
+        """One regrade job, if one waits and the background may take one more worker."""
+        if self._background_busy >= self.background_limit:
+            return False
+        self._background_busy += 1
+        try:
+            return await self.regrader.step()
+        finally:
+            self._background_busy -= 1
+
     async def _work(self) -> None:
         await self._ready.wait()
         while True:
+            if self.queue.empty() and await self._background():
+                continue
             submission_id = await self.queue.get()
+            if submission_id == WAKE:
+                self.queue.task_done()
+                continue
             try:
                 await self._grade(submission_id)
             except Exception:

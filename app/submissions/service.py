@@ -169,7 +169,10 @@ async def record_runs(
                 for run in runs
             ]
         )  # fmt: skip
-        statement = statement.on_conflict_do_nothing(index_elements=["submission_id", "device"])
+        statement = statement.on_conflict_do_nothing(
+            index_elements=["submission_id", "device"],
+            index_where=SubmissionRun.regrade_id.is_(None),  # the live runs' unique index
+        )
         result = await session.scalars(statement.returning(SubmissionRun.device))
         inserted = set(result.all())
         new_runs = [run for run in runs if run["device"] in inserted]

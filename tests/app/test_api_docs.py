@@ -39,6 +39,8 @@ CONFLICTS = {
     ("POST", "/api/auth/register"),
     ("POST", "/api/classes/join"),
     ("POST", "/api/questions/{question_id}/reveal"),  # not answered yet
+    ("POST", "/api/regrades/{regrade_id}/apply"),  # not ready, or the exercise changed
+    ("POST", "/api/regrades/{regrade_id}/discard"),  # applied or discarded already
 }
 NOT_FOUND_WITHOUT_PATH_ID = {("POST", "/api/classes/join")}
 FORBIDDEN_BY_LOGIC = {
