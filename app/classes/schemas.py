@@ -5,7 +5,14 @@ from __future__ import annotations
 from datetime import UTC, date, datetime, time
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, StringConstraints
+from pydantic import (
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    StringConstraints,
+    model_validator,
+)
 
 from app.classes.due import State
 from app.i18n import N_
@@ -94,6 +101,11 @@ class StudentRef(BaseModel):
     username: str
     display_name: str = Field(default="", description="The name shown (the username for now).")
     student_number: str | None = Field(default=None, description="The school's number, if any.")
+
+    @model_validator(mode="after")
+    def _named(self) -> StudentRef:
+        self.display_name = self.display_name or self.username
+        return self
 
 
 class RosterEntry(StudentRef):

@@ -151,6 +151,9 @@ async def test_each_state_with_completed_at_and_how_late(
     student = next(x for x in body["students"] if x["id"] == world.member.id)
     assert student["display_name"] == world.member.username
     assert student["student_number"] is None
+    detail = await client.get(f"/api/classes/{world.class_id}", headers=world.teacher.headers)
+    roster = next(x for x in detail.json()["students"] if x["id"] == world.member.id)
+    assert roster["display_name"] == world.member.username
     lesson = next(x for x in body["lessons"] if x["slug"] == LESSON)
     assert parse_time(lesson["due_at"]) == due
     assert (lesson["late_work"], lesson["late_penalty_percent"]) == (True, 0)
