@@ -104,6 +104,14 @@ def in_thread(work: Coroutine[Any, Any, T]) -> T:
         return pool.submit(asyncio.run, work).result()
 
 
+def fits_a_phone_and_a_laptop(page: Any) -> None:
+    """Nothing scrolls sideways at 390 px or 1366 px (then back to the usual 1200 px)."""
+    for width, height in ((390, 844), (1366, 900)):
+        page.set_viewport_size({"width": width, "height": height})
+        assert page.evaluate("() => document.documentElement.scrollWidth") <= width
+    page.set_viewport_size({"width": 1200, "height": 900})
+
+
 def log_in(v: Visitor, username: str) -> None:
     page = v.go("/login")
     page.fill("#username", username)
@@ -126,6 +134,7 @@ def test_a_teacher_previews_a_regrade_and_applies_it(
     page = v.go(f"/classes/{class_id}/regrades")
     v.expect_language()
     v.audit("regrades")
+    fits_a_phone_and_a_laptop(page)
     page.select_option("#regrade-exercise", EXERCISE)
     page.fill("#regrade-reason", "Check the stored verdicts")
     page.locator("main form button[type=submit]").click()
@@ -140,6 +149,7 @@ def test_a_teacher_previews_a_regrade_and_applies_it(
     assert page.locator("ul.to-passed li").all_inner_texts() == [bob]
     v.audit("regrade preview")
     v.shot("regrade-preview")
+    fits_a_phone_and_a_laptop(page)
     # Nothing changed before apply.
     assert in_thread(_verdict(server, ada_submission)) == Verdict.PASSED
 
