@@ -183,6 +183,7 @@ def format_when(value: datetime | None, kind: str = "datetime") -> str:
 def js_messages() -> dict[str, str]:
     return {
         "answer_every_part": _("Answer every part first."),
+        "answer_restored": _("Your answer from before you logged in is back. Press Check."),
         "correct": _("Correct."),
         "not_quite": _("Not quite."),
         "the_answer": _("The answer:"),

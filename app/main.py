@@ -17,10 +17,12 @@ from starlette.middleware.sessions import SessionMiddleware
 from starlette.middleware.trustedhost import TrustedHostMiddleware
 
 from app import apidocs, errors, lti, migrations, operations
+from app.auth import admin as auth_admin
 from app.auth import pages as auth_pages
 from app.auth import router as auth_router
 from app.auth.dependencies import SESSION_COOKIE, require_csrf
 from app.auth.secret_key import session_secret
+from app.auth.setup import announce_setup_token
 from app.classes import pages as class_pages
 from app.classes import regrade_pages
 from app.classes import router as class_router
@@ -28,6 +30,7 @@ from app.config import REPO_ROOT, Settings, get_settings
 from app.content import ContentError, load_catalog, sync_catalog
 from app.db import Database
 from app.i18n import LanguageMiddleware, gettext
+from app.lessons import dashboard
 from app.lessons import pages as lesson_pages
 from app.lessons import router as lesson_router
 from app.middleware import BodySizeLimit, RequestMetrics, SecurityHeaders
@@ -107,6 +110,8 @@ def create_app(settings: Settings | None = None, database: Database | None = Non
                 settings.data_dir.mkdir(parents=True, exist_ok=True)
             await asyncio.to_thread(migrations.upgrade, settings.effective_database_url)
             await load_content(settings, db)
+            # While no administrator exists: a one-time setup token in the log.
+            await announce_setup_token(db, settings)
         app.state.database = db
         grading = await start_grading(settings, db)
         app.state.grading = grading
@@ -155,7 +160,15 @@ def create_app(settings: Settings | None = None, database: Database | None = Non
         app.include_router(module.router, dependencies=csrf)
     app.include_router(regrade_router.router, dependencies=csrf)
     app.include_router(regrade_pages.router, dependencies=csrf)
-    for module in (auth_pages, class_pages, lesson_pages, quiz_pages, submission_pages):
+    for module in (
+        auth_pages,
+        auth_admin,
+        class_pages,
+        lesson_pages,
+        dashboard,
+        quiz_pages,
+        submission_pages,
+    ):
         app.include_router(module.router, dependencies=csrf)
     app.mount("/static", StaticFiles(directory=REPO_ROOT / "app" / "static"), name="static")
 

@@ -2,6 +2,7 @@
 import { api, el, HttpError } from "./dom.js";
 import { compareTable } from "./feedback.js";
 import { t } from "./i18n.js";
+import { logInKeepingAnswer, restoreAnswers } from "./pending.js";
 
 /** The module of the article's question kind, frontend/questions/<kind>.js: its
  * `answerOf(form)` and `describeCorrect(article, correctAnswer)`, and, if the kind has
@@ -97,7 +98,7 @@ function drawResult(kind, article, data) {
 
 function showError(article, error) {
   if (error instanceof HttpError && error.status === 401) {
-    window.location.assign(`/login?next=${encodeURIComponent(window.location.pathname)}`);
+    logInKeepingAnswer(article); // the answer is kept, and filled in again on the way back
     return;
   }
   const message =
@@ -153,6 +154,7 @@ function submitted(event) {
 }
 
 export function setUpAnswers() {
+  restoreAnswers(); // before the kinds' scripts draw their widgets from the fields
   document.addEventListener("submit", submitted);
   for (const article of document.querySelectorAll("article.question")) {
     kindOf(article).then((kind) => kind.setUp?.(article));

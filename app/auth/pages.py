@@ -2,7 +2,6 @@ from __future__ import annotations
 
 import re
 from typing import Annotated, Any
-from urllib.parse import urlsplit
 
 from fastapi import APIRouter, Form, HTTPException, Request, status
 from fastapi.responses import RedirectResponse, Response
@@ -11,6 +10,7 @@ from pydantic_core import ErrorDetails
 
 from app import forms, limits
 from app.auth import passwords, service, sessions, tokens
+from app.auth.arrival import arrival, safe_next
 from app.auth.dependencies import OptionalUser, client_address, log_in, log_out, session_key
 from app.auth.router import BAD_LOGIN, DISABLED
 from app.auth.schemas import (
@@ -36,16 +36,6 @@ USERNAME_CHARACTERS = N_(
 )
 TOKEN_DAYS = (7, 30, 90, 365)
 TOKEN_DAYS_RULE = N_("%(field)s: pick one of the listed durations.")
-
-
-def safe_next(target: str | None) -> str:
-    """Only same-site paths, so a crafted link cannot bounce a student elsewhere."""
-    if not target:
-        return "/"
-    parts = urlsplit(target)
-    if parts.scheme or parts.netloc or not target.startswith("/") or target.startswith("//"):
-        return "/"
-    return target
 
 
 def _redirect(target: str) -> RedirectResponse:
@@ -82,10 +72,13 @@ async def _start(request: Request, session: SessionDep, user: User) -> None:
 
 
 @router.get("/signup")
-async def signup_form(request: Request, user: OptionalUser, next: str | None = None) -> Response:
+async def signup_form(
+    request: Request, user: OptionalUser, next: str | None = None, why: str | None = None
+) -> Response:
     if user:
         return _redirect(safe_next(next))
-    return render(request, "auth/signup.html", {"next": safe_next(next), "errors": {}})
+    arrived = await arrival(request, next, why)
+    return render(request, "auth/signup.html", arrived.context | {"errors": {}})
 
 
 @router.post("/signup")
@@ -96,7 +89,9 @@ async def signup(
     username: Annotated[str, Form()] = "",
     password: Annotated[str, Form()] = "",
     next: Annotated[str, Form(max_length=500)] = "/",
+    why: Annotated[str, Form(max_length=20)] = "",
 ) -> Response:
+    arrived = await arrival(request, next, why)
     errors: dict[str, str] = {}
     taken = False
     try:
@@ -122,7 +117,7 @@ async def signup(
                 request,
                 "auth/signup.html",
                 {
-                    "next": safe_next(next),
+                    **arrived.context,
                     "errors": {},
                     "error": gettext(exc.limit.message) % {"seconds": exc.retry_after_s},
                     "username": username,
@@ -141,16 +136,18 @@ async def signup(
         request,
         "auth/signup.html",
         # What was typed comes back, except the password.
-        {"next": safe_next(next), "errors": errors, "username": username},
+        {**arrived.context, "errors": errors, "username": username},
         status_code=status.HTTP_409_CONFLICT if taken else status.HTTP_422_UNPROCESSABLE_CONTENT,
     )
 
 
 @router.get("/login")
-async def login_form(request: Request, user: OptionalUser, next: str | None = None) -> Response:
+async def login_form(
+    request: Request, user: OptionalUser, next: str | None = None, why: str | None = None
+) -> Response:
     if user:
         return _redirect(safe_next(next))
-    return render(request, "auth/login.html", {"next": safe_next(next)})
+    return render(request, "auth/login.html", (await arrival(request, next, why)).context)
 
 
 @router.post("/login")
@@ -161,8 +158,10 @@ async def login(
     username: Annotated[str, Form()] = "",
     password: Annotated[str, Form()] = "",
     next: Annotated[str, Form(max_length=500)] = "/",
+    why: Annotated[str, Form(max_length=20)] = "",
 ) -> Response:
-    context: dict[str, Any] = {"next": safe_next(next), "username": username, "errors": {}}
+    arrived = await arrival(request, next, why)
+    context: dict[str, Any] = {**arrived.context, "username": username, "errors": {}}
 
     def refused(message: str, status_code: int) -> Response:
         return render(

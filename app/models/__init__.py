@@ -16,6 +16,7 @@ from app.models.lti import (
     LtiToolKey,
 )
 from app.models.regrade import Regrade, RegradeResult, RegradeStatus
+from app.models.setup import SetupToken
 from app.models.states import (
     RevealReason,
     Role,
@@ -55,6 +56,7 @@ __all__ = [
     "RevealReason",
     "Role",
     "RunVerdict",
+    "SetupToken",
     "SolutionReveal",
     "Submission",
     "SubmissionMode",

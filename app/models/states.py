@@ -68,8 +68,12 @@ class SubmissionMode(StrEnum):
 
 
 class Role(StrEnum):
+    """Students learn and join classes; teachers run classes; an administrator makes
+    teachers (the first one with the setup token, app/auth/setup.py)."""
+
     STUDENT = "student"
     TEACHER = "teacher"
+    ADMIN = "admin"
 
 
 class RevealReason(StrEnum):

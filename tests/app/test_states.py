@@ -192,7 +192,7 @@ def test_the_stored_and_shown_strings_are_the_ones_the_api_documents() -> None:
         "output_limit",
     ]
     assert [*map(str, SubmissionMode)] == ["grade", "run"]
-    assert [*map(str, Role)] == ["student", "teacher"]
+    assert [*map(str, Role)] == ["student", "teacher", "admin"]
     assert [*map(str, RevealReason)] == ["passed", "gave_up"]
 
 

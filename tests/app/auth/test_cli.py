@@ -1,4 +1,5 @@
-"""`python -m app create-user`: teachers are made on the command line only."""
+"""`python -m app create-user`: accounts of any role made on the command line, in the database
+it names."""
 
 from __future__ import annotations
 
@@ -11,9 +12,10 @@ from sqlalchemy import select
 
 from app import cli, migrations
 from app.auth.security import verify_password
-from app.config import async_database_url
+from app.auth.setup import issue_setup_token
+from app.config import Settings, async_database_url
 from app.db import Database
-from app.models import User
+from app.models import Role, User
 
 PASSWORD = "a long teacher secret"
 
@@ -130,3 +132,51 @@ async def test_prompted_passwords_that_differ_exit_1(
     monkeypatch.setattr("getpass.getpass", lambda prompt="": next(answers))
     assert await _cli("create-user", "--role", "teacher", "--username", "ada") == 1
     assert "differ" in capsys.readouterr().err
+
+
+async def test_create_user_says_which_database_it_wrote_to(
+    database_url: str,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """A server started with another DATA_DIR reads another database: the command names its
+    own, so a teacher who cannot log in is explained at once."""
+    monkeypatch.setenv("APP_USER_PASSWORD", PASSWORD)
+    assert await _cli("create-user", "--role", "teacher", "--username", "ada") == 0
+    out, err = capsys.readouterr()
+    path = database_url.removeprefix("sqlite:///")
+    assert f"created teacher ada in sqlite:///{path}" in out
+    assert "note:" not in err  # DATABASE_URL was set
+
+
+def test_the_database_is_named_without_its_password() -> None:
+    settings = Settings(database_url="postgresql://tc:hunter2secret@db.example:5432/tensorcamp")
+    label = cli.database_label(settings)
+    assert label == "postgresql://tc:***@db.example:5432/tensorcamp"
+    assert "hunter2secret" not in label
+
+
+def test_a_default_database_comes_with_a_warning(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    for name in ("DATA_DIR", "DATABASE_URL"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.chdir(tmp_path)  # no .env here
+    cli._warn_if_default(Settings())
+    assert "neither DATA_DIR nor DATABASE_URL is set" in capsys.readouterr().err
+    cli._warn_if_default(Settings(data_dir=tmp_path))
+    assert capsys.readouterr().err == ""
+
+
+async def test_an_administrator_made_on_the_command_line_ends_the_setup_tokens(
+    database_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("APP_USER_PASSWORD", PASSWORD)
+    assert await _cli("create-user", "--role", "admin", "--username", "root") == 0
+    assert (await _users(database_url))["root"].role == Role.ADMIN
+    database = Database.from_url(async_database_url(database_url))
+    try:
+        async with database.writer() as session, session.begin():
+            assert await issue_setup_token(session=session) is None
+    finally:
+        await database.dispose()

@@ -1,0 +1,249 @@
+"""The administrator's pages: /setup, where the first administrator of a fresh install
+enters the setup token printed in the server's log (app/auth/setup.py), and /admin, where
+an administrator makes teachers: a new teacher account, or an existing account promoted.
+Plain forms that redirect (303) back, like every other page."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Form, HTTPException, Request, status
+from fastapi.responses import RedirectResponse, Response
+from pydantic import ValidationError
+from sqlalchemy import select
+
+from app.auth import passwords, service, sessions, setup
+from app.auth.dependencies import OptionalUser, log_in
+from app.auth.schemas import Credentials
+from app.db import SessionDep
+from app.i18n import N_, gettext
+from app.models import Role, User
+from app.templating import render
+
+router = APIRouter(include_in_schema=False)
+
+ADMINS_ONLY = N_("Only the site's administrator may do this.")
+FLASH = "admin_flash"
+USERNAME_RULE = N_("Use 3 to 32 characters: lowercase letters, digits, _ . or -.")
+TOO_SHORT = N_("Use at least 8 characters.")
+TOO_LONG = N_("Use at most %(max)s characters.")
+
+
+def _redirect(target: str) -> RedirectResponse:
+    return RedirectResponse(target, status_code=status.HTTP_303_SEE_OTHER)
+
+
+def _to_login(next_path: str) -> RedirectResponse:
+    return _redirect(f"/login?next={next_path}")
+
+
+def _flash(request: Request, message: str) -> None:
+    request.session[FLASH] = message
+
+
+def require_admin(user: User) -> None:
+    if user.role != Role.ADMIN:
+        raise HTTPException(status.HTTP_403_FORBIDDEN, ADMINS_ONLY)
+
+
+# --- /setup: the first administrator ----------------------------------------------------
+
+
+@router.get("/setup")
+async def setup_page(request: Request, session: SessionDep, user: OptionalUser) -> Response:
+    if user is not None and user.role == Role.ADMIN:
+        return _redirect("/admin")
+    return render(request, "auth/setup.html", {"set_up": await setup.admin_exists(session=session)})
+
+
+@router.post("/setup")
+async def setup_form(
+    request: Request,
+    session: SessionDep,
+    user: OptionalUser,
+    token: Annotated[str, Form(max_length=200)] = "",
+) -> Response:
+    if user is None:
+        return _to_login("/setup")
+    user = await session.get_one(User, user.id)  # in this request's unit of work
+    try:
+        await setup.become_admin(session=session, user=user, token=token)
+    except setup.AlreadySetUp:
+        return render(
+            request,
+            "auth/setup.html",
+            {"set_up": True},
+            status_code=status.HTTP_409_CONFLICT,
+        )
+    except setup.WrongToken:
+        return render(
+            request,
+            "auth/setup.html",
+            {
+                "set_up": False,
+                "error": gettext(
+                    "That is not a live setup token. Copy it from the server's log (the "
+                    "newest one, if the server started more than once), or restart the "
+                    "server for a new one."
+                ),
+            },
+            status_code=status.HTTP_422_UNPROCESSABLE_CONTENT,
+        )
+    # A new role ends every session of the account: this browser starts a new one.
+    key = await sessions.start_session(
+        session=session, user=user, max_age_s=request.app.state.settings.session_max_age_s
+    )
+    log_in(request, user, key)
+    _flash(
+        request,
+        gettext(
+            "You are the administrator of this site now. Make teacher accounts here; the "
+            "setup token no longer works."
+        ),
+    )
+    return _redirect("/admin")
+
+
+# --- /admin: making teachers ------------------------------------------------------------
+
+
+async def _admin_page(
+    request: Request,
+    session: SessionDep,
+    *,
+    errors: dict[str, str] | None = None,
+    values: dict[str, str] | None = None,
+    status_code: int = status.HTTP_200_OK,
+) -> Response:
+    staff = (
+        await session.scalars(
+            select(User)
+            .where(User.role.in_([Role.TEACHER, Role.ADMIN]))
+            .order_by(User.role, User.username)
+        )
+    ).all()
+    context: dict[str, Any] = {
+        "teachers": [u for u in staff if u.role == Role.TEACHER],
+        "admins": [u for u in staff if u.role == Role.ADMIN],
+        "errors": errors or {},
+        "values": values or {},
+        "flash": request.session.pop(FLASH, None),
+    }
+    return render(request, "auth/admin.html", context, status_code=status_code)
+
+
+async def _admin(request: Request, user: User | None) -> Response | None:
+    """The log-in page for a visitor, 403 for anyone but an administrator, else None."""
+    if user is None:
+        return _to_login(request.url.path)
+    require_admin(user)
+    return None
+
+
+@router.get("/admin")
+async def admin_page(request: Request, session: SessionDep, user: OptionalUser) -> Response:
+    if (refused := await _admin(request, user)) is not None:
+        return refused
+    return await _admin_page(request, session)
+
+
+@router.post("/admin/teachers")
+async def create_teacher(
+    request: Request,
+    session: SessionDep,
+    user: OptionalUser,
+    username: Annotated[str, Form()] = "",
+    password: Annotated[str, Form()] = "",
+) -> Response:
+    """A new teacher account with a password the administrator hands over."""
+    if (refused := await _admin(request, user)) is not None:
+        return refused
+    errors: dict[str, str] = {}
+    taken = False
+    try:
+        credentials = Credentials(username=username.strip(), password=password)
+    except ValidationError as exc:
+        for error in exc.errors():
+            field = str(error["loc"][0])
+            errors.setdefault(
+                field,
+                gettext(USERNAME_RULE) if field == "username" else _password_error(error["type"]),
+            )
+    else:
+        try:
+            await service.create_user(
+                session=session,
+                username=credentials.username,
+                password=credentials.password,
+                role=Role.TEACHER,
+            )
+        except service.UsernameTaken:
+            errors["username"] = gettext(
+                "That username is taken. To make that account a teacher, use the form below."
+            )
+            taken = True
+        else:
+            _flash(
+                request,
+                gettext(
+                    "Teacher account “%(name)s” made. Give them the username and the password; "
+                    "they log in at /login."
+                )
+                % {"name": credentials.username},
+            )
+            return _redirect("/admin")
+    return await _admin_page(
+        request,
+        session,
+        errors=errors,
+        values={"username": username[:200]},
+        status_code=status.HTTP_409_CONFLICT if taken else status.HTTP_422_UNPROCESSABLE_CONTENT,
+    )
+
+
+def _password_error(error_type: str) -> str:
+    if error_type == "string_too_long":
+        return gettext(TOO_LONG) % {"max": passwords.MAX_LENGTH}
+    try:
+        return gettext(passwords.MESSAGES[passwords.PasswordProblem(error_type)])
+    except ValueError:
+        return gettext(TOO_SHORT)
+
+
+@router.post("/admin/teachers/promote")
+async def promote_teacher(
+    request: Request,
+    session: SessionDep,
+    user: OptionalUser,
+    username: Annotated[str, Form()] = "",
+) -> Response:
+    """An existing student account becomes a teacher account (it logs in again)."""
+    if (refused := await _admin(request, user)) is not None:
+        return refused
+    name = username.strip().lower()[:64]
+    found = await service.get_user_by_username(session=session, username=name)
+    if found is None or found.role == Role.ADMIN:
+        return await _admin_page(
+            request,
+            session,
+            errors={
+                "promote": gettext("No account has the username “%(name)s”.") % {"name": name}
+                if found is None
+                else gettext("“%(name)s” is an administrator's account.") % {"name": name}
+            },
+            values={"promote": username[:200]},
+            status_code=status.HTTP_404_NOT_FOUND if found is None else status.HTTP_409_CONFLICT,
+        )
+    if found.role == Role.TEACHER:
+        _flash(request, gettext("“%(name)s” is a teacher already.") % {"name": name})
+        return _redirect("/admin")
+    await service.set_role(session=session, user=found, role=Role.TEACHER)
+    _flash(
+        request,
+        gettext(
+            "“%(name)s” is a teacher now. They log in again (their sessions and API tokens "
+            "ended) and find Classes in the menu."
+        )
+        % {"name": name},
+    )
+    return _redirect("/admin")
