@@ -25,6 +25,7 @@ from app.classes.drilldown import SubmissionEvent as SubmissionRow
 from app.classes.drilldown import lesson_events
 from app.classes.due import effective_due
 from app.classes.export import grid_csv
+from app.classes.gradebook import Dialect, attachment, first_successes, gradebook_csv, lesson_items
 from app.classes.grid import (
     GridLesson,
     GridStudent,
@@ -65,6 +66,7 @@ from app.classes.schemas import (
 )
 from app.db import SessionDep, get_database
 from app.errors import not_found, too_many
+from app.i18n import current_language
 from app.ids import DbId
 from app.models import Classroom, utcnow
 from app.submissions import paging
@@ -376,6 +378,33 @@ async def progress_csv(class_id: ClassId, teacher: Teacher, session: SessionDep)
         grid_csv(grid),
         media_type="text/csv; charset=utf-8",
         headers={"Content-Disposition": f'attachment; filename="class-{class_id}-progress.csv"'},
+    )
+
+
+@router.get(
+    "/api/classes/{class_id}/gradebook.csv",
+    response_class=Response,
+    responses={
+        200: {"content": {"text/csv": {}}, "description": "One row per student, with totals."}
+    },
+)
+async def gradebook(
+    class_id: ClassId,
+    teacher: Teacher,
+    session: SessionDep,
+    format: Annotated[Dialect, Query(description="csv, or excel for spreadsheets")] = "csv",
+) -> Response:
+    classroom = await own_class(session=session, teacher=teacher, class_id=class_id)
+    now = utcnow()
+    grid = await build_grid(session=session, class_id=class_id, now=now)
+    items = await lesson_items(
+        session=session, slugs=[lesson.slug for lesson in grid.lessons], language=current_language()
+    )
+    successes = await first_successes(session=session, class_id=class_id, items=items)
+    return Response(
+        gradebook_csv(grid, items, successes, dialect=format, now=now),
+        media_type="text/csv; charset=utf-8",
+        headers={"Content-Disposition": attachment(classroom.name, "gradebook.csv")},
     )
 
 
