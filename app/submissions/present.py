@@ -11,7 +11,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.i18n import N_, gettext
 from app.lessons.service import get_exercise
-from app.models import Submission
+from app.models import RunVerdict, Submission
 from app.submissions import diff, storage
 from app.submissions.fairness import Place
 from app.submissions.jobs import hidden_checks
@@ -31,7 +31,7 @@ def run_detail(run: Mapping[str, Any], translate: Callable[[str], str] = gettext
     """What a run's detail says to people: the grader's own, but for a timeout, the limit it
     was stopped at and where to look. `translate`: the page's language (API: English)."""
     detail: str | None = run.get("detail")
-    if run.get("verdict") != "timeout" or not detail:
+    if run.get("verdict") != RunVerdict.TIMEOUT or not detail:
         return detail
     found = _LIMIT_S.search(detail)
     return translate(TIMEOUT_DETAIL) % {"seconds": found.group(1)} if found else detail
@@ -39,7 +39,7 @@ def run_detail(run: Mapping[str, Any], translate: Callable[[str], str] = gettext
 
 def shows_exit_code(run: Mapping[str, Any]) -> bool:
     """A non-zero exit code the run itself chose (not the grader's kill of a timeout)."""
-    return run.get("exit_code") not in (None, 0) and run.get("verdict") != "timeout"
+    return run.get("exit_code") not in (None, 0) and run.get("verdict") != RunVerdict.TIMEOUT
 
 
 def submission_out(

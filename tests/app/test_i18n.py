@@ -138,8 +138,9 @@ async def test_forms_and_messages_in_turkish(client: httpx.AsyncClient) -> None:
         headers=TR,
     )
     assert response.status_code == 422
-    assert "3 ile 32 karakter kullanın" in response.text
-    assert "En az 8 karakter kullanın." in response.text
+    # Each message names the field and its rule, in Turkish (app/forms.py).
+    assert "Kullanıcı adı: en az 3 karakter kullanın (bunda 2 var)." in response.text
+    assert "Parola: en az 8 karakter kullanın (bunda 5 var)." in response.text
 
 
 async def test_the_workbench_works_without_javascript(client: httpx.AsyncClient) -> None:
