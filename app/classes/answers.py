@@ -15,6 +15,10 @@ __all__ = ["AnswerView", "correct_answer", "describe", "describe_answer", "plain
 _TAG = re.compile(r"<[^>]+>")
 # The last line of a Python traceback: "RuntimeError: ...", "torch.cuda.OutOfMemoryError: ..."
 _ERROR_LINE = re.compile(r"^([A-Za-z_][\w.]{0,79})(?::|$)")
+# What differs between two runs of the same mistake: addresses, then other numbers.
+_ADDRESS = re.compile(r"0x[0-9a-fA-F]+")
+_NUMBER = re.compile(r"(?<![\w.])-?\d+(?:\.\d+)?(?:e[-+]?\d+)?")
+MESSAGE_MAX = 160
 
 
 def plain(html_text: str, limit: int = 90) -> str:
@@ -69,6 +73,21 @@ def error_type(stderr: str) -> str | None:
     return None
 
 
+def error_summary(stderr: str) -> str | None:
+    """The last line of a traceback with what varies between runs replaced (addresses by
+    0x…, numbers by N), so one mistake makes one group and two different mistakes of the
+    same exception class do not: "RuntimeError: size of tensor a (N) must match ..."."""
+    for line in reversed(stderr.splitlines()):
+        line = line.strip()
+        if not line:
+            continue
+        if not _ERROR_LINE.match(line):
+            return None
+        line = _NUMBER.sub("N", _ADDRESS.sub("0x…", line))
+        return line if len(line) <= MESSAGE_MAX else line[: MESSAGE_MAX - 1].rstrip() + "…"
+    return None
+
+
 NOT_FAILURES = frozenset({RunVerdict.PASSED, RunVerdict.NOT_GRADED, RunVerdict.ERROR})
 RUN_FAILURES = {
     "timeout": "Time limit exceeded",
@@ -78,9 +97,9 @@ RUN_FAILURES = {
 
 
 def failure_label(run: dict[str, Any]) -> tuple[str, str] | None:
-    """("output", the wrong output) or ("error", its type) for a run that failed; None for
-    one that passed or was never graded (no such device here, or a platform fault): those
-    say nothing about the student's code."""
+    """("output", the wrong output) or ("error", its normalised message) for a run that
+    failed; None for one that passed or was never graded (no such device here, or a platform
+    fault): those say nothing about the student's code."""
     verdict = run.get("verdict")
     if verdict is None or verdict in NOT_FAILURES:
         return None
@@ -91,4 +110,4 @@ def failure_label(run: dict[str, Any]) -> tuple[str, str] | None:
         return "output", output or "(no output)"
     if verdict in RUN_FAILURES:
         return "error", RUN_FAILURES[verdict]
-    return "error", error_type(str(run.get("stderr") or "")) or "Error without a message"
+    return "error", error_summary(str(run.get("stderr") or "")) or "Error without a message"

@@ -551,8 +551,10 @@ def view_grid(
     descending: bool = False,
     page: int = 1,
     per_page: int = 100,
+    students: set[int] | None = None,
 ) -> GridView:
-    """Filter (student name, a state or "never_active", some lessons), sort (by student,
+    """Filter (student name, a state or "never_active", some lessons, some students by id:
+    those behind one of insight's groups), sort (by student,
     overall progress, last activity, or one lesson's column: `lesson:<slug>`) and page the
     grid. Counts are of the students that match."""
     wanted = set(lessons or [])
@@ -564,6 +566,8 @@ def view_grid(
         lesson.slug: dict.fromkeys(STATES, 0) for lesson in shown
     }
     for student in grid.students:
+        if students and student.id not in students:
+            continue
         if needle and not (
             needle in student.username.lower() or needle in student.display_name.lower()
         ):

@@ -17,7 +17,7 @@ from typing import Any
 from sqlalchemy import Text, and_, case, cast, distinct, func, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from app.classes.answers import failure_label, plain, summarise
+from app.classes.answers import correct_answer, failure_label, plain, summarise
 from app.classes.grid import Grid
 from app.classes.service import active_members
 from app.i18n import N_
@@ -26,14 +26,17 @@ from app.models import (
     Question,
     QuestionAttempt,
     RevealReason,
+    RunVerdict,
     SolutionReveal,
     Submission,
     SubmissionMode,
     SubmissionStatus,
     Verdict,
 )
+from app.submissions.diff import DiffRow, aligned_rows, expected_on
 
 TOP = 5
+MESSAGE_LIMIT = 4000  # the end of a traceback, where the error is
 
 
 @dataclass
@@ -41,6 +44,11 @@ class Count:
     label: str
     students: int
     share: float = 0.0  # of the students in the class
+    student_ids: list[int] = field(default_factory=list)
+    # Code only: one student's submission behind the group, to act on it.
+    sample_code: str | None = None
+    sample_message: str | None = None  # an error group: one full error output
+    rows: list[DiffRow] | None = None  # a wrong-output group: expected beside actual
 
 
 @dataclass
@@ -60,6 +68,8 @@ class Item:
     errors: list[Count] = field(default_factory=list)
     verdicts: list[Count] = field(default_factory=list)
     students_gave_up: int = 0  # exercises: students who gave up and saw the solution
+    expected_output: str | None = None  # exercises
+    correct: list[str] = field(default_factory=list)  # questions: the right answer in words
 
     @property
     def is_code(self) -> bool:
@@ -225,13 +235,13 @@ async def _exercise_items(
 ) -> dict[str, Item]:
     members = active_members(class_id)
     rows = await session.execute(
-        select(Exercise.id, Exercise.lesson_slug, Exercise.title)
+        select(Exercise.id, Exercise.lesson_slug, Exercise.title, Exercise.expected_output)
         .where(~Exercise.retired, Exercise.lesson_slug.in_(slugs))
         .order_by(Exercise.lesson_slug, Exercise.position)
     )
     items = {
-        eid: Item(eid, "exercise", slug, title, 1000 + index)
-        for index, (eid, slug, title) in enumerate(rows)
+        eid: Item(eid, "exercise", slug, title, 1000 + index, expected_output=expected)
+        for index, (eid, slug, title, expected) in enumerate(rows)
     }
     if not items:
         return items
@@ -313,20 +323,37 @@ async def _wrong_answers(
         item.wrong.append(Count(label, int(students)))
 
 
+@dataclass
+class _Group:
+    """Students behind one failure of one exercise, and the first submission that showed it."""
+
+    student_ids: set[int] = field(default_factory=set)
+    code: str = ""
+    run: dict[str, Any] = field(default_factory=dict)
+
+
 async def _code_failures(session: AsyncSession, class_id: int, items: dict[str, Item]) -> None:
-    """Verdicts, wrong outputs and error types per exercise, by students (top 5 each)."""
+    """Verdicts, wrong outputs and errors per exercise, by students (top 5 each), each group
+    with its students and one sample submission (the first, by id)."""
     if not items:
         return
     rows = await session.execute(
-        select(Submission.user_id, Submission.exercise_id, Submission.verdict, Submission.runs)
+        select(
+            Submission.user_id,
+            Submission.exercise_id,
+            Submission.verdict,
+            Submission.runs,
+            Submission.code,
+        )
         .where(Submission.user_id.in_(active_members(class_id)))
         .where(Submission.exercise_id.in_(list(items)))
         .where(Submission.mode == SubmissionMode.GRADE, Submission.status == SubmissionStatus.DONE)
+        .order_by(Submission.id)
     )
     verdicts: dict[str, dict[str, set[int]]] = defaultdict(lambda: defaultdict(set))
-    outputs: dict[str, dict[str, set[int]]] = defaultdict(lambda: defaultdict(set))
-    errors: dict[str, dict[str, set[int]]] = defaultdict(lambda: defaultdict(set))
-    for user_id, exercise_id, verdict, runs in rows:
+    outputs: dict[str, dict[str, _Group]] = defaultdict(lambda: defaultdict(_Group))
+    errors: dict[str, dict[str, _Group]] = defaultdict(lambda: defaultdict(_Group))
+    for user_id, exercise_id, verdict, runs, code in rows:
         verdicts[exercise_id][verdict or "unknown"].add(user_id)
         if verdict == Verdict.PASSED:
             continue
@@ -335,24 +362,43 @@ async def _code_failures(session: AsyncSession, class_id: int, items: dict[str, 
             if failure is None:
                 continue
             kind, label = failure
-            (outputs if kind == "output" else errors)[exercise_id][label].add(user_id)
+            group = (outputs if kind == "output" else errors)[exercise_id][label]
+            if not group.student_ids:
+                group.code, group.run = code, run
+            group.student_ids.add(user_id)
 
-    def top(groups: dict[str, set[int]]) -> list[Count]:
-        ranked = sorted(groups.items(), key=lambda kv: (-len(kv[1]), kv[0]))
-        return [Count(label, len(ids)) for label, ids in ranked[:TOP]]
+    def top(groups: dict[str, _Group], expected: str | None) -> list[Count]:
+        ranked = sorted(groups.items(), key=lambda kv: (-len(kv[1].student_ids), kv[0]))
+        counts = []
+        for label, group in ranked[:TOP]:
+            count = Count(label, len(group.student_ids), student_ids=sorted(group.student_ids))
+            count.sample_code = group.code
+            stdout = str(group.run.get("stdout") or "")
+            if group.run.get("verdict") == RunVerdict.WRONG_OUTPUT and expected is not None:
+                device = str(group.run.get("device") or "cpu")
+                count.rows = aligned_rows(expected_on(expected, device), stdout)
+            else:
+                count.sample_message = str(group.run.get("stderr") or "")[-MESSAGE_LIMIT:]
+            counts.append(count)
+        return counts
 
     for eid, item in items.items():
         item.verdicts = [
             Count(verdict.replace("_", " "), len(ids))
             for verdict, ids in sorted(verdicts[eid].items(), key=lambda kv: -len(kv[1]))
         ]
-        item.wrong = top(outputs[eid])
-        item.errors = top(errors[eid])
+        item.wrong = top(outputs[eid], item.expected_output)
+        item.errors = top(errors[eid], None)
 
 
-async def _public_of(session: AsyncSession, ids: list[str]) -> dict[str, Any]:
-    rows = await session.execute(select(Question.id, Question.public).where(Question.id.in_(ids)))
-    return {qid: public for qid, public in rows}
+async def _public_of(session: AsyncSession, items: dict[str, Item]) -> dict[str, Any]:
+    """Each question's public part (to read wrong answers), filling in its right answer."""
+    rows = await session.scalars(select(Question).where(Question.id.in_(list(items))))
+    public = {}
+    for question in rows:
+        public[question.id] = question.public
+        items[question.id].correct = correct_answer(question)
+    return public
 
 
 def _shares(items: list[Item], students: int) -> None:
@@ -376,8 +422,8 @@ async def build_insight(
     exercises = await _exercise_items(session, class_id, slugs)
     chosen_questions = {k: v for k, v in questions.items() if v.lesson_slug == selected}
     chosen_exercises = {k: v for k, v in exercises.items() if v.lesson_slug == selected}
+    public = await _public_of(session, chosen_questions)
     if students:
-        public = await _public_of(session, list(chosen_questions))
         await _wrong_answers(session, class_id, chosen_questions, public)
         await _code_failures(session, class_id, chosen_exercises)
     every = [*questions.values(), *exercises.values()]

@@ -21,9 +21,8 @@ from app.classes.access import (
     require_student,
     require_teacher,
 )
-from app.classes.attempts import attempts_in, compare, neighbours, previous_attempts
-from app.classes.comments import CommentRefused, add_comment, comments_on
-from app.classes.drilldown import collapse_repeats, exercises_in, filter_events, lesson_events
+from app.classes.attention import Thresholds, needs_attention
+from app.classes.drilldown import exercises_in, filter_events, lesson_events
 from app.classes.grid import (
     FILTER_LABELS,
     STATE_LABELS,
@@ -36,12 +35,11 @@ from app.classes.grid import (
 )
 from app.classes.home import student_home
 from app.classes.insight import INSIGHT_LABELS, INSIGHT_SYMBOLS, build_insight
-from app.classes.item_summary import spent_label, summarize
 from app.classes.router import join_url
 from app.classes.schemas import InvalidDueDate, parse_due
 from app.db import SessionDep, get_database
 from app.errors import not_found
-from app.i18n import N_, current_language, gettext
+from app.i18n import N_, gettext
 from app.models import Classroom, Role, User, Verdict, utcnow
 from app.templating import render
 
@@ -558,10 +556,12 @@ async def grid_page(
     sort: Annotated[str, Query(max_length=80)] = "student",
     order: Annotated[str, Query(max_length=4)] = "asc",
     page: Annotated[int, Query(ge=1, le=100_000)] = 1,
+    student: Annotated[list[int] | None, Query()] = None,
 ) -> Response:
     """Filtered, sorted and paged on the server, through query parameters: `q` (part of a
-    username), `state`, `lesson` (repeatable), `sort` (student, progress, activity or
-    lesson:<slug>), `order` (asc or desc), `page`."""
+    username), `state`, `lesson` (repeatable), `student` (repeatable ids: the students
+    behind an insight group), `sort` (student, progress, activity or lesson:<slug>),
+    `order` (asc or desc), `page`."""
     classroom = await _teacher_class(request, session, user, class_id)
     if isinstance(classroom, Response):
         return classroom
@@ -576,8 +576,16 @@ async def grid_page(
         descending=order == "desc",
         page=page,
         per_page=PER_PAGE,
+        students=set((student or [])[:1000]),
     )
-    params = {"q": q, "state": state, "lesson": chosen, "sort": sort, "order": order}
+    params = {
+        "q": q,
+        "state": state,
+        "lesson": chosen,
+        "student": (student or [])[:1000],
+        "sort": sort,
+        "order": order,
+    }
     return render(
         request,
         "classes/grid.html",
@@ -604,12 +612,9 @@ async def drill_down_page(
     user: OptionalUser,
     exercise: Annotated[str, Query(max_length=200)] = "",
     verdict: Annotated[str, Query(max_length=40)] = "",
-    a: Annotated[int | None, Query(ge=1)] = None,
-    b: Annotated[int | None, Query(ge=1)] = None,
 ) -> Response:
     """The timeline may be narrowed by query parameters (a form that needs no script):
-    `exercise` (an exercise's id) and `verdict` (a graded submission's verdict); `a` and
-    `b` (two submission ids) compare those two attempts' code."""
+    `exercise` (an exercise's id) and `verdict` (a graded submission's verdict)."""
     classroom = await _teacher_class(request, session, user, class_id)
     if isinstance(classroom, Response):
         return classroom
@@ -621,7 +626,6 @@ async def drill_down_page(
         lesson_slug=lesson_slug,
         exercise=exercise,
         verdict=verdict,
-        compared=(a, b),
     )
 
 
@@ -634,10 +638,6 @@ async def _drill_down(
     lesson_slug: str,
     exercise: str = "",
     verdict: str = "",
-    compared: tuple[int | None, int | None] = (None, None),
-    comment_error: str = "",
-    comment_value: str = "",
-    comment_for: int | None = None,
     extension_error: str = "",
     extension_value: str = "",
     status_code: int = 200,
@@ -659,7 +659,6 @@ async def _drill_down(
     # A choice the list does not offer (a stale or crafted link) shows everything.
     exercise = exercise if any(e.id == exercise for e in exercises) else ""
     verdict = verdict if verdict in set(Verdict) else ""
-    attempts = attempts_in(events)
     return render(
         request,
         "classes/drilldown.html",
@@ -674,21 +673,7 @@ async def _drill_down(
             "extension_error": extension_error,
             "extension_value": extension_value,
             "events": events,
-            "shown": collapse_repeats(filter_events(events, exercise=exercise, verdict=verdict)),
-            "summary": await summarize(
-                session=session, lesson_slug=lesson.slug, events=events, language=current_language()
-            ),
-            "spent_label": spent_label,
-            "attempts": attempts,
-            "previous_attempt": previous_attempts(attempts),
-            "comparison": compare(attempts, *compared),
-            "comments": await comments_on(session=session, submission_ids=[a.id for a in attempts]),
-            "comment_error": comment_error,
-            "comment_value": comment_value,
-            "comment_for": comment_for,
-            "neighbours": await neighbours(
-                session=session, class_id=class_id, student_id=student.id
-            ),
+            "shown": filter_events(events, exercise=exercise, verdict=verdict),
             "exercises": exercises,
             "verdicts": list(Verdict),
             "chosen": {"exercise": exercise, "verdict": verdict},
@@ -750,48 +735,6 @@ async def extension_form(
     )
 
 
-@router.post("/classes/{class_id}/students/{student_id}/lessons/{lesson_slug}/comments")
-async def comment_form(
-    class_id: ClassId,
-    student_id: StudentId,
-    lesson_slug: LessonSlug,
-    request: Request,
-    session: SessionDep,
-    user: OptionalUser,
-    submission_id: Annotated[str, Form()] = "",
-    text: Annotated[str, Form()] = "",
-) -> Response:
-    """A comment on one attempt, which the student then sees beside it."""
-    classroom = await _teacher_class(request, session, user, class_id)
-    if isinstance(classroom, Response):
-        return classroom
-    await class_student(session=session, class_id=class_id, student_id=student_id)
-    target = int(submission_id) if submission_id.isdigit() else None
-    try:
-        await add_comment(
-            session=session,
-            teacher_id=classroom.teacher_id,
-            student_id=student_id,
-            lesson_slug=lesson_slug,
-            submission_id=target or 0,
-            text=text,
-        )
-    except CommentRefused as exc:
-        return await _drill_down(
-            request,
-            session,
-            classroom,
-            student_id=student_id,
-            lesson_slug=lesson_slug,
-            comment_error=gettext(str(exc)) % exc.values,
-            comment_value=text,
-            comment_for=target,
-            status_code=status.HTTP_422_UNPROCESSABLE_CONTENT,
-        )
-    _flash(request, gettext("Comment saved: the student sees it beside that attempt."))
-    return _redirect(f"{request.url.path.removesuffix('/comments')}#submission-{target}")
-
-
 @router.post("/classes/{class_id}/students/{student_id}/lessons/{lesson_slug}/extension/remove")
 async def remove_extension_form(
     class_id: ClassId,
@@ -835,8 +778,42 @@ async def insight_page(
             "classroom": classroom,
             "grid": grid,
             "insight": result,
+            "names": {s.id: s.display_name or s.username for s in grid.students},
             "selected": next((g for g in grid.lessons if g.slug == result.lesson), None),
             "state_labels": INSIGHT_LABELS,
             "state_symbols": INSIGHT_SYMBOLS,
+        },
+    )
+
+
+@router.get("/classes/{class_id}/attention")
+async def attention_page(
+    class_id: ClassId,
+    request: Request,
+    session: SessionDep,
+    user: OptionalUser,
+    failed_attempts: Annotated[int, Query(ge=1, le=100)] = 3,
+    idle_days: Annotated[int, Query(ge=1, le=365)] = 7,
+    due_within_days: Annotated[int, Query(ge=0, le=365)] = 3,
+) -> Response:
+    """Who is stuck or idle, with the item or lesson and a link to their work."""
+    classroom = await _teacher_class(request, session, user, class_id)
+    if isinstance(classroom, Response):
+        return classroom
+    grid = await build_grid(session=session, class_id=class_id)
+    thresholds = Thresholds(failed_attempts, idle_days, due_within_days)
+    now = utcnow()
+    flagged = await needs_attention(
+        session=session, class_id=class_id, grid=grid, thresholds=thresholds, now=now
+    )
+    return render(
+        request,
+        "classes/attention.html",
+        {
+            "classroom": classroom,
+            "grid": grid,
+            "flagged": flagged,
+            "thresholds": thresholds,
+            "now": now,
         },
     )

@@ -18,6 +18,7 @@ from app.classes.access import (
     class_student,
     own_class,
 )
+from app.classes.attention import Thresholds, needs_attention
 from app.classes.drilldown import AnswerEvent as AnswerRow
 from app.classes.drilldown import GaveUpEvent as GaveUpRow
 from app.classes.drilldown import HintEvent as HintRow
@@ -35,11 +36,14 @@ from app.classes.grid import (
     state_of,
     student_cells,
 )
+from app.classes.insight import Count as InsightCount
 from app.classes.insight import Item, build_insight
 from app.classes.schemas import (
     AnswerEvent,
     AssignmentIn,
     AssignmentOut,
+    AttentionOut,
+    AttentionStudent,
     CellOut,
     ClassDetailOut,
     ClassIn,
@@ -50,7 +54,9 @@ from app.classes.schemas import (
     ExtensionIn,
     ExtensionOut,
     GaveUpOut,
+    Group,
     HintOpenedOut,
+    IdleOut,
     InsightOut,
     ItemInsight,
     JoinedOut,
@@ -59,6 +65,7 @@ from app.classes.schemas import (
     LessonInsight,
     ProgressOut,
     RosterEntry,
+    StuckOut,
     StudentAssignmentOut,
     StudentClassOut,
     StudentRef,
@@ -505,6 +512,75 @@ async def drill_down(
     )
 
 
+FailedAttempts = Annotated[int, Query(ge=1, le=100, description="Failed attempts: stuck.")]
+IdleDays = Annotated[int, Query(ge=1, le=365, description="Days without activity: idle.")]
+DueWithinDays = Annotated[
+    int, Query(ge=0, le=365, description="Idle counts when a lesson is due within this.")
+]
+
+
+@router.get("/api/classes/{class_id}/attention")
+async def attention(
+    class_id: ClassId,
+    teacher: Teacher,
+    session: SessionDep,
+    failed_attempts: FailedAttempts = 3,
+    idle_days: IdleDays = 7,
+    due_within_days: DueWithinDays = 3,
+) -> AttentionOut:
+    """Students who need attention: stuck (`failed_attempts` failed tries on one item,
+    never right) or idle (no activity for `idle_days` while a lesson not done is due within
+    `due_within_days` or overdue)."""
+    await own_class(session=session, teacher=teacher, class_id=class_id)
+    grid = await build_grid(session=session, class_id=class_id)
+    limits_ = Thresholds(failed_attempts, idle_days, due_within_days)
+    flagged = await needs_attention(
+        session=session, class_id=class_id, grid=grid, thresholds=limits_, now=utcnow()
+    )
+    return AttentionOut(
+        failed_attempts=failed_attempts,
+        idle_days=idle_days,
+        due_within_days=due_within_days,
+        students=[
+            AttentionStudent(
+                student=student_ref(f.student),
+                last_activity_at=f.last_activity_at,
+                stuck=[
+                    StuckOut(
+                        lesson_slug=s.lesson_slug,
+                        item_id=s.item_id,
+                        kind="exercise" if s.kind == "exercise" else "question",
+                        title=s.title,
+                        failed_attempts=s.failed,
+                        last_attempt_at=s.last_at,
+                    )
+                    for s in f.stuck
+                ],
+                idle=IdleOut(
+                    days=f.idle.days,
+                    lesson_slug=f.idle.lesson_slug,
+                    due_at=f.idle.due_at,
+                    overdue=f.idle.overdue,
+                )
+                if f.idle
+                else None,
+            )
+            for f in flagged
+        ],
+    )
+
+
+def group_out(count: InsightCount) -> Group:
+    return Group(
+        label=count.label,
+        students=count.students,
+        student_ids=count.student_ids,
+        sample_code=count.sample_code,
+        sample_message=count.sample_message,
+        rows=count.rows,
+    )
+
+
 def item_out(item: Item, *, details: bool = True) -> ItemInsight:
     return ItemInsight(
         id=item.id,
@@ -515,8 +591,9 @@ def item_out(item: Item, *, details: bool = True) -> ItemInsight:
         share_right=round(item.share_right, 4),
         attempts_to_success_mean=item.attempts_mean,
         attempts_to_success_median=item.attempts_median,
-        wrong=[Count(label=c.label, students=c.students) for c in item.wrong] if details else [],
-        errors=[Count(label=c.label, students=c.students) for c in item.errors] if details else [],
+        wrong=[group_out(c) for c in item.wrong] if details else [],
+        errors=[group_out(c) for c in item.errors] if details else [],
+        correct=item.correct if details else [],
         verdicts=[Count(label=c.label, students=c.students) for c in item.verdicts]
         if details
         else [],

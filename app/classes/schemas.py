@@ -16,6 +16,7 @@ from pydantic import (
 
 from app.classes.due import State
 from app.i18n import N_
+from app.submissions.diff import DiffRow
 from app.submissions.schemas import SubmissionOut
 
 ClassName = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=100)]
@@ -274,6 +275,22 @@ class Count(BaseModel):
     students: int
 
 
+class Group(Count):
+    """A wrong output or an error of an exercise, with what a teacher needs to act on it."""
+
+    student_ids: list[int] = Field(default_factory=list, description="The students behind it.")
+    sample_code: str | None = Field(
+        default=None, description="One of their submissions' code (the first given)."
+    )
+    sample_message: str | None = Field(
+        default=None, description="Errors: that submission's full error output (its end)."
+    )
+    rows: list[DiffRow] | None = Field(
+        default=None,
+        description="Wrong outputs: expected beside that output, as the student sees it.",
+    )
+
+
 class ItemInsight(BaseModel):
     id: str
     kind: str
@@ -283,8 +300,18 @@ class ItemInsight(BaseModel):
     share_right: float = Field(description="Students right at least once / students in class.")
     attempts_to_success_mean: float | None
     attempts_to_success_median: float | None
-    wrong: list[Count] = Field(description="Most common wrong answers (or outputs), by students.")
-    errors: list[Count] = Field(default_factory=list, description="Error types (code only).")
+    wrong: list[Group] = Field(
+        description="Most common wrong answers (or outputs), by students; outputs carry the"
+        " students, one code sample and the side-by-side rows."
+    )
+    errors: list[Group] = Field(
+        default_factory=list,
+        description="Errors by exception and message, numbers and addresses normalised (code"
+        " only), with the students, one code sample and one full error output.",
+    )
+    correct: list[str] = Field(
+        default_factory=list, description="Questions: the right answer in words."
+    )
     verdicts: list[Count] = Field(default_factory=list, description="Verdicts (code only).")
     students_gave_up: int = Field(
         default=0,
@@ -312,4 +339,36 @@ class InsightOut(BaseModel):
     hardest: list[ItemInsight] = Field(
         description="Across all lessons: the items with the lowest share of students right "
         "among those who tried (no answer lists)."
+    )
+
+
+class StuckOut(BaseModel):
+    lesson_slug: str
+    item_id: str
+    kind: Literal["question", "exercise"]
+    title: str
+    failed_attempts: int = Field(description="Wrong answers or failed graded submissions.")
+    last_attempt_at: datetime | None
+
+
+class IdleOut(BaseModel):
+    days: int | None = Field(description="Days since the last activity; null: never active.")
+    lesson_slug: str = Field(description="The not-done lesson due first (soon or overdue).")
+    due_at: datetime
+    overdue: bool
+
+
+class AttentionStudent(BaseModel):
+    student: StudentRef
+    last_activity_at: datetime | None
+    stuck: list[StuckOut] = Field(description="Items failed often enough and never right.")
+    idle: IdleOut | None = Field(description="Idle while a lesson is due soon or overdue.")
+
+
+class AttentionOut(BaseModel):
+    failed_attempts: int
+    idle_days: int
+    due_within_days: int
+    students: list[AttentionStudent] = Field(
+        description="Students who need attention: overdue first, then most items stuck on."
     )
