@@ -23,6 +23,7 @@ from app.classes.access import (
 )
 from app.classes.attention import Thresholds, needs_attention
 from app.classes.drilldown import exercises_in, filter_events, lesson_events
+from app.classes.expand import expand_lesson
 from app.classes.grid import (
     FILTER_LABELS,
     STATE_LABELS,
@@ -557,11 +558,12 @@ async def grid_page(
     order: Annotated[str, Query(max_length=4)] = "asc",
     page: Annotated[int, Query(ge=1, le=100_000)] = 1,
     student: Annotated[list[int] | None, Query()] = None,
+    expand: Annotated[str, Query(max_length=64)] = "",
 ) -> Response:
     """Filtered, sorted and paged on the server, through query parameters: `q` (part of a
     username), `state`, `lesson` (repeatable), `student` (repeatable ids: the students
     behind an insight group), `sort` (student, progress, activity or lesson:<slug>),
-    `order` (asc or desc), `page`."""
+    `order` (asc or desc), `page`, `expand` (a lesson shown one column per item)."""
     classroom = await _teacher_class(request, session, user, class_id)
     if isinstance(classroom, Response):
         return classroom
@@ -585,7 +587,13 @@ async def grid_page(
         "student": (student or [])[:1000],
         "sort": sort,
         "order": order,
+        "expand": expand,
     }
+    expanded = (
+        await expand_lesson(session=session, class_id=class_id, slug=expand)
+        if any(lesson.slug == expand for lesson in view.lessons)
+        else None
+    )
     return render(
         request,
         "classes/grid.html",
@@ -593,6 +601,7 @@ async def grid_page(
             "classroom": classroom,
             "grid": grid,
             "view": view,
+            "expanded": expanded,
             "params": params,
             "link": _link_maker(request.url.path, params),
             "now": utcnow(),

@@ -17,8 +17,18 @@ from tests.processes import Web, sign_up_student
 
 LESSON = "tensor-basics"
 WORDS = {
-    "en": {"title": "Needs attention", "never": "Never active", "failed": "3 failed attempts"},
-    "tr": {"title": "İlgi bekleyenler", "never": "Hiç etkin olmayan", "failed": "3 başarısız"},
+    "en": {
+        "title": "Needs attention",
+        "never": "Never active",
+        "failed": "3 failed attempts",
+        "expand": "One column per item",
+    },
+    "tr": {
+        "title": "İlgi bekleyenler",
+        "never": "Hiç etkin olmayan",
+        "failed": "3 başarısız",
+        "expand": "Her öğeye bir sütun",
+    },
 }
 
 
@@ -114,3 +124,26 @@ def test_needs_attention_names_who_is_stuck_and_on_what(
     ).first.click()
     page.wait_for_url(f"**/classes/{class_id}/students/*/lessons/{LESSON}")
     assert names["stuck"] in page.locator("main").inner_text()
+
+
+@pytest.mark.parametrize("lang", ["en", "tr"])
+def test_a_grid_lesson_opens_one_column_per_item(
+    lang: str, server: Web, visitor_factory: VisitorFactory
+) -> None:
+    teacher = unique("teach")
+    create_teacher(server, teacher)
+    class_id, names = class_with_trouble(server, teacher)
+    v = visitor_factory(lang)
+    log_in(v, teacher)
+    for width, height in ((1366, 900), (390, 844)):
+        v.page.set_viewport_size({"width": width, "height": height})
+        page = v.go(f"/classes/{class_id}/progress")
+        page.get_by_role("link", name=WORDS[lang]["expand"]).first.click()
+        page.wait_for_url(f"**expand={LESSON}**")
+        assert page.locator("th.item-col").count() >= 2
+        name = page.locator(f"th:text-is('{names['stuck']}')")
+        row = page.locator("table.grid tbody tr", has=name)
+        assert row.locator("td.item-wrong").count() >= 1
+        no_sideways_scroll(page)
+        v.audit(f"grid-expanded-{width}")
+        v.shot(f"grid-expanded-{width}")

@@ -137,3 +137,23 @@ async def test_attention_page_links_to_the_work(
     assert s["recovered"].username not in html
     grid = await client.get(f"/classes/{world.class_id}/progress", headers=world.teacher.headers)
     assert f'href="/classes/{world.class_id}/attention"' in grid.text
+
+
+async def test_a_lesson_column_opens_item_by_item(
+    client: httpx.AsyncClient, db: Database, world: World
+) -> None:
+    s = await seed(client, db, world)
+    url = f"/classes/{world.class_id}/progress"
+    closed = await client.get(url, headers=world.teacher.headers)
+    assert 'class="item-col"' not in closed.text
+    assert f"expand={LESSON}" in closed.text  # the link that opens it (no JavaScript)
+    opened = await client.get(url, params={"expand": LESSON}, headers=world.teacher.headers)
+    assert opened.status_code == 200
+    text = opened.text
+    assert f'<abbr title="{s["exercise"].title}">e1</abbr>' in text
+    assert text.count('class="item-col"') >= 2
+    assert 'class="item-cell item-wrong"' in text  # stuck: 3 failed, never right
+    assert 'class="item-cell item-right"' in text  # recovered
+    assert 'class="item-cell item-none"' in text  # idle: not tried
+    unknown = await client.get(url, params={"expand": "nope"}, headers=world.teacher.headers)
+    assert unknown.status_code == 200 and 'class="item-col"' not in unknown.text
