@@ -245,6 +245,10 @@ def js_messages() -> dict[str, str]:
         "show_more": _("Show {count} more"),
         "try_out_run": _("try-out run, not graded"),
         "show_code": _("Code"),
+        "teacher_commented": _("Your teacher commented"),
+        "teacher_comment": _("Comment from your teacher"),
+        "teacher_wrote": _("Your teacher wrote"),
+        "teacher_wrote_name": _("{name}, your teacher, wrote"),
         "solution_title": _("Sample solution"),
         "solution_after_pass": _("You passed: compare your code with the sample solution."),
         "solution_after_give_up": _(

@@ -194,6 +194,10 @@ export function historyItem(submission, open) {
     s.mode === "run" ? " " : null,
     el("time", { datetime: s.created_at }, formatTime(s.created_at)),
   );
+  const comments = s.comments ?? [];
+  if (comments.length) {
+    summary.append(" ", el("span", { class: "tag comment-tag" }, el("span", { "aria-hidden": "true" }, "💬"), " ", t("teacher_commented")));
+  }
   const details = el(
     "details",
     {
@@ -204,6 +208,23 @@ export function historyItem(submission, open) {
     summary,
   );
   if (s.status === "error" && s.detail) details.append(el("p", { class: "alert" }, s.detail));
+  // A teacher's comments beside the attempt, as the page draws them (lessons/_exercise.html).
+  for (const c of comments) {
+    details.append(
+      el(
+        "aside",
+        { class: "teacher-comment", "aria-label": t("teacher_comment") },
+        el(
+          "p",
+          { class: "label" },
+          c.teacher ? t("teacher_wrote_name", { name: c.teacher }) : t("teacher_wrote"),
+          " · ",
+          el("time", { datetime: c.created_at }, formatTime(c.created_at)),
+        ),
+        el("p", { class: "comment-text" }, c.text),
+      ),
+    );
+  }
   for (const run of s.runs ?? []) details.append(runResult(run, s.mode));
   const note = hiddenNote(s);
   if (note) details.append(note);

@@ -174,4 +174,13 @@ def test_summary_collapsed_repeats_and_a_comment_the_student_sees(
     )
     assert others.count() == 0
     student.audit("lesson-with-comment")
+
+    # Sending again redraws the history from the API without a reload: the comment stays.
+    exercise = page.locator(f"article.exercise[data-exercise='{world['exercise']}']")
+    exercise.locator("button.submit").click()
+    exercise.locator(".live.live-grade .verdict-line").wait_for(timeout=60_000)
+    page.locator(f'details.submission[data-submission="{world["ids"][2] + 1}"]').wait_for()
+    redrawn = page.locator(f'details.submission[data-submission="{world["ids"][0]}"]')
+    assert words["commented"] in (redrawn.locator("summary").first.text_content() or "")
+    assert COMMENT in (redrawn.locator(".teacher-comment").text_content() or "")
     assert not teacher.errors and not student.errors  # type: ignore[attr-defined]
