@@ -313,6 +313,7 @@ async def _wrong_answers(
         .where(ranked.c.rank <= TOP)
         .order_by(ranked.c.qid, ranked.c.rank)
     )
+    top: dict[tuple[str, str], Count] = {}
     for qid, text, students in rows:
         item = items[qid]
         try:
@@ -320,7 +321,20 @@ async def _wrong_answers(
         except (TypeError, ValueError):
             value = text
         label = summarise(item.kind, public[qid], value)
-        item.wrong.append(Count(label, int(students)))
+        item.wrong.append(count := Count(label, int(students)))
+        top[(qid, text)] = count
+    # The students behind each top answer: one more query, over the same wrong answers.
+    who = await session.execute(
+        select(QuestionAttempt.question_id, answer, QuestionAttempt.user_id)
+        .where(QuestionAttempt.user_id.in_(active_members(class_id)))
+        .where(QuestionAttempt.question_id.in_(list(public)), ~QuestionAttempt.correct)
+        .distinct()
+    )
+    for qid, text, user_id in who:
+        if (found := top.get((qid, text))) is not None:
+            found.student_ids.append(user_id)
+    for found in top.values():
+        found.student_ids.sort()
 
 
 @dataclass

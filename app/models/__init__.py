@@ -3,7 +3,6 @@
 from app.models.attempt import QuestionAttempt
 from app.models.base import Base, utcnow
 from app.models.classroom import ClassAssignment, ClassMember, Classroom
-from app.models.comment import Comment
 from app.models.content import Exercise, HintOpening, Lesson, Question, Track
 from app.models.extension import DueExtension
 from app.models.limit import RateCount
@@ -35,7 +34,6 @@ __all__ = [
     "ClassAssignment",
     "ClassMember",
     "Classroom",
-    "Comment",
     "DueExtension",
     "Exercise",
     "HintOpening",

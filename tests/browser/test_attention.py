@@ -22,12 +22,14 @@ WORDS = {
         "never": "Never active",
         "failed": "3 failed attempts",
         "expand": "One column per item",
+        "correct": "Correct answer",
     },
     "tr": {
         "title": "İlgi bekleyenler",
         "never": "Hiç etkin olmayan",
         "failed": "3 başarısız",
         "expand": "Her öğeye bir sütun",
+        "correct": "Doğru cevap",
     },
 }
 
@@ -147,3 +149,27 @@ def test_a_grid_lesson_opens_one_column_per_item(
         no_sideways_scroll(page)
         v.audit(f"grid-expanded-{width}")
         v.shot(f"grid-expanded-{width}")
+
+
+@pytest.mark.parametrize("lang", ["en", "tr"])
+def test_insight_names_the_students_behind_a_wrong_answer(
+    lang: str, server: Web, visitor_factory: VisitorFactory
+) -> None:
+    teacher = unique("teach")
+    create_teacher(server, teacher)
+    class_id, names = class_with_trouble(server, teacher)
+    v = visitor_factory(lang)
+    log_in(v, teacher)
+    for width, height in ((1366, 900), (390, 844)):
+        v.page.set_viewport_size({"width": width, "height": height})
+        page = v.go(f"/classes/{class_id}/insight?lesson={LESSON}")
+        assert page.locator(".correct-answer").count() >= 1
+        assert WORDS[lang]["correct"] in page.locator(".correct-answer").first.text_content()
+        group = page.locator(".group-students").first
+        assert names["stuck"] in group.inner_text() and names["fine"] in group.inner_text()
+        no_sideways_scroll(page)
+        v.audit(f"insight-{width}")
+        v.shot(f"insight-{width}")
+    page.locator(".group-students").first.get_by_role("link").first.click()
+    page.wait_for_url(f"**/classes/{class_id}/progress?**student=**")
+    assert page.locator("table.grid tbody tr").count() == 2

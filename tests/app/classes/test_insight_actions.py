@@ -120,3 +120,30 @@ async def test_insight_page_shows_what_to_act_on(
     assert grid.status_code == 200
     assert s["a"].username in grid.text and s["b"].username in grid.text
     assert s["c"].username not in grid.text
+
+
+async def test_wrong_answer_groups_name_their_students(
+    client: httpx.AsyncClient, db: Database, world: World
+) -> None:
+    s = await seed(client, db, world)
+    questions, _ = await lesson_items(db)
+    q = next(q for q in questions if q.kind == "predict_output")
+    for person, answer in ((s["a"], "nope"), (s["b"], "nope"), (s["b"], "nope"), (s["c"], "x")):
+        sent = await client.post(
+            f"/api/questions/{q.id}/answers", json={"answer": answer}, headers=person.headers
+        )
+        assert sent.status_code == 200 and sent.json()["correct"] is False
+    response = await client.get(
+        f"/api/classes/{world.class_id}/insight",
+        params={"lesson": LESSON},
+        headers=world.teacher.headers,
+    )
+    item = next(i for i in response.json()["items"] if i["id"] == q.id)
+    groups = {g["label"]: g["student_ids"] for g in item["wrong"]}
+    assert sorted(groups.values()) == [sorted([s["a"].id, s["b"].id]), [s["c"].id]]
+    page = await client.get(
+        f"/classes/{world.class_id}/insight",
+        params={"lesson": LESSON},
+        headers=world.teacher.headers,
+    )
+    assert f"/classes/{world.class_id}/students/{s['c'].id}/lessons/{LESSON}" in page.text
