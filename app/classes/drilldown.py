@@ -1,9 +1,11 @@
 """One student's work on one lesson, in time order: every answer, every submission, every
-hint opened and every exercise given up on."""
+hint opened and every exercise given up on. Identical resubmissions in a row (same exercise,
+mode, code and verdict) collapse into one entry that says how many times."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import hashlib
+from dataclasses import dataclass, replace
 from datetime import datetime
 
 from sqlalchemy import select
@@ -46,8 +48,22 @@ class SubmissionEvent:
     at: datetime
     submission: Submission
     exercise: Exercise
+    # A run of identical resubmissions shown once: how many, and when the last was sent.
+    repeats: int = 1
+    last_at: datetime | None = None
 
     kind = "submission"
+
+    @property
+    def sameness(self) -> tuple[object, ...]:
+        """Equal for two submissions of the same code with the same outcome (down to each
+        run's verdict and, for try-outs, whether the output matched)."""
+        s = self.submission
+        code = hashlib.sha256(s.code.encode()).hexdigest()
+        runs = tuple(
+            (run.get("device"), run.get("verdict"), run.get("output_matches")) for run in s.runs
+        )
+        return (s.exercise_id, str(s.mode), str(s.status), s.verdict, code, runs)
 
 
 @dataclass
@@ -171,4 +187,22 @@ def filter_events(events: list[Event], *, exercise: str, verdict: str) -> list[E
         kept = [
             e for e in kept if isinstance(e, SubmissionEvent) and e.submission.verdict == verdict
         ]
+    return kept
+
+
+def collapse_repeats(events: list[Event]) -> list[Event]:
+    """Consecutive submissions of the same code with the same outcome become one entry
+    (the first, with `repeats` and the last one's time); anything in between (an answer, a
+    hint, other code) ends the run."""
+    kept: list[Event] = []
+    for event in events:
+        previous = kept[-1] if kept else None
+        if (
+            isinstance(event, SubmissionEvent)
+            and isinstance(previous, SubmissionEvent)
+            and previous.sameness == event.sameness
+        ):
+            kept[-1] = replace(previous, repeats=previous.repeats + 1, last_at=event.at)
+        else:
+            kept.append(event)
     return kept

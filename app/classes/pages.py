@@ -21,8 +21,10 @@ from app.classes.access import (
     require_student,
     require_teacher,
 )
+from app.classes.attempts import attempts_in, compare, neighbours, previous_attempts
 from app.classes.attention import Thresholds, needs_attention
-from app.classes.drilldown import exercises_in, filter_events, lesson_events
+from app.classes.comments import CommentRefused, add_comment, comments_on
+from app.classes.drilldown import collapse_repeats, exercises_in, filter_events, lesson_events
 from app.classes.expand import expand_lesson
 from app.classes.grid import (
     FILTER_LABELS,
@@ -36,11 +38,12 @@ from app.classes.grid import (
 )
 from app.classes.home import student_home
 from app.classes.insight import INSIGHT_LABELS, INSIGHT_SYMBOLS, build_insight
+from app.classes.item_summary import spent_label, summarize
 from app.classes.router import join_url
 from app.classes.schemas import InvalidDueDate, parse_due
 from app.db import SessionDep, get_database
 from app.errors import not_found
-from app.i18n import N_, gettext
+from app.i18n import N_, current_language, gettext
 from app.models import Classroom, Role, User, Verdict, utcnow
 from app.templating import render
 
@@ -621,9 +624,12 @@ async def drill_down_page(
     user: OptionalUser,
     exercise: Annotated[str, Query(max_length=200)] = "",
     verdict: Annotated[str, Query(max_length=40)] = "",
+    a: Annotated[int | None, Query(ge=1)] = None,
+    b: Annotated[int | None, Query(ge=1)] = None,
 ) -> Response:
     """The timeline may be narrowed by query parameters (a form that needs no script):
-    `exercise` (an exercise's id) and `verdict` (a graded submission's verdict)."""
+    `exercise` (an exercise's id) and `verdict` (a graded submission's verdict); `a` and
+    `b` (two submission ids) compare those two attempts' code."""
     classroom = await _teacher_class(request, session, user, class_id)
     if isinstance(classroom, Response):
         return classroom
@@ -635,6 +641,7 @@ async def drill_down_page(
         lesson_slug=lesson_slug,
         exercise=exercise,
         verdict=verdict,
+        compared=(a, b),
     )
 
 
@@ -647,6 +654,10 @@ async def _drill_down(
     lesson_slug: str,
     exercise: str = "",
     verdict: str = "",
+    compared: tuple[int | None, int | None] = (None, None),
+    comment_error: str = "",
+    comment_value: str = "",
+    comment_for: int | None = None,
     extension_error: str = "",
     extension_value: str = "",
     status_code: int = 200,
@@ -668,6 +679,7 @@ async def _drill_down(
     # A choice the list does not offer (a stale or crafted link) shows everything.
     exercise = exercise if any(e.id == exercise for e in exercises) else ""
     verdict = verdict if verdict in set(Verdict) else ""
+    attempts = attempts_in(events)
     return render(
         request,
         "classes/drilldown.html",
@@ -682,7 +694,21 @@ async def _drill_down(
             "extension_error": extension_error,
             "extension_value": extension_value,
             "events": events,
-            "shown": filter_events(events, exercise=exercise, verdict=verdict),
+            "shown": collapse_repeats(filter_events(events, exercise=exercise, verdict=verdict)),
+            "summary": await summarize(
+                session=session, lesson_slug=lesson.slug, events=events, language=current_language()
+            ),
+            "spent_label": spent_label,
+            "attempts": attempts,
+            "previous_attempt": previous_attempts(attempts),
+            "comparison": compare(attempts, *compared),
+            "comments": await comments_on(session=session, submission_ids=[a.id for a in attempts]),
+            "comment_error": comment_error,
+            "comment_value": comment_value,
+            "comment_for": comment_for,
+            "neighbours": await neighbours(
+                session=session, class_id=class_id, student_id=student.id
+            ),
             "exercises": exercises,
             "verdicts": list(Verdict),
             "chosen": {"exercise": exercise, "verdict": verdict},
@@ -742,6 +768,48 @@ async def extension_form(
         extension_value=due_date,
         status_code=status.HTTP_422_UNPROCESSABLE_CONTENT,
     )
+
+
+@router.post("/classes/{class_id}/students/{student_id}/lessons/{lesson_slug}/comments")
+async def comment_form(
+    class_id: ClassId,
+    student_id: StudentId,
+    lesson_slug: LessonSlug,
+    request: Request,
+    session: SessionDep,
+    user: OptionalUser,
+    submission_id: Annotated[str, Form()] = "",
+    text: Annotated[str, Form()] = "",
+) -> Response:
+    """A comment on one attempt, which the student then sees beside it."""
+    classroom = await _teacher_class(request, session, user, class_id)
+    if isinstance(classroom, Response):
+        return classroom
+    await class_student(session=session, class_id=class_id, student_id=student_id)
+    target = int(submission_id) if submission_id.isdigit() else None
+    try:
+        await add_comment(
+            session=session,
+            teacher_id=classroom.teacher_id,
+            student_id=student_id,
+            lesson_slug=lesson_slug,
+            submission_id=target or 0,
+            text=text,
+        )
+    except CommentRefused as exc:
+        return await _drill_down(
+            request,
+            session,
+            classroom,
+            student_id=student_id,
+            lesson_slug=lesson_slug,
+            comment_error=gettext(str(exc)) % exc.values,
+            comment_value=text,
+            comment_for=target,
+            status_code=status.HTTP_422_UNPROCESSABLE_CONTENT,
+        )
+    _flash(request, gettext("Comment saved: the student sees it beside that attempt."))
+    return _redirect(f"{request.url.path.removesuffix('/comments')}#submission-{target}")
 
 
 @router.post("/classes/{class_id}/students/{student_id}/lessons/{lesson_slug}/extension/remove")

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from fastapi import Request
 from fastapi.responses import Response
 
+from app.classes.comments import comments_on
 from app.db import SessionDep
 from app.errors import not_found
 from app.lessons import hints, service
@@ -76,6 +77,10 @@ async def render_lesson(
         if user
         else {},
         "pending": any(s.unfinished for rows in history.values() for s in rows),
+        # submission id -> its teachers' comments, shown beside that attempt
+        "comments": await comments_on(
+            session=session, submission_ids=[s.id for rows in history.values() for s in rows]
+        ),
         "devices_now": await devices_graded_now(getattr(request.app.state, "grading", None)),
         "refused": refused,
     }

@@ -29,6 +29,8 @@ async def catalog(request: Request, session: SessionDep, user: OptionalUser) -> 
         # A signed-in student's progress has the lengths (questions and exercises) in it.
         "lengths": {} if user else await service.lesson_lengths(session=session),
         "progress": by_lesson,
+        # Prerequisites are named by their titles, in the page's language.
+        "by_slug": {lesson.slug: lesson for item in tracks for lesson in item.lessons},
         "class_home": await home_section(session=session, user=user),
     }
     return render(request, "lessons/catalog.html", context)

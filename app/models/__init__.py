@@ -3,6 +3,7 @@
 from app.models.attempt import QuestionAttempt
 from app.models.base import Base, utcnow
 from app.models.classroom import ClassAssignment, ClassMember, Classroom
+from app.models.comment import Comment
 from app.models.content import Exercise, HintOpening, Lesson, Question, Track
 from app.models.extension import DueExtension
 from app.models.limit import RateCount
@@ -34,6 +35,7 @@ __all__ = [
     "ClassAssignment",
     "ClassMember",
     "Classroom",
+    "Comment",
     "DueExtension",
     "Exercise",
     "HintOpening",

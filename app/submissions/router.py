@@ -7,6 +7,7 @@ from typing import Annotated, NamedTuple
 from fastapi import APIRouter, BackgroundTasks, HTTPException, Query, Request, Response, status
 
 from app.auth.dependencies import CurrentUser
+from app.classes.comments import comments_on
 from app.config import Settings
 from app.db import SessionDep, get_database
 from app.errors import not_found, too_large, too_many
@@ -18,7 +19,7 @@ from app.submissions import fairness, paging, service
 from app.submissions.fairness import Place
 from app.submissions.grading import GradingBackend
 from app.submissions.present import expected_for, submission_out
-from app.submissions.schemas import SolutionOut, SubmissionIn, SubmissionOut
+from app.submissions.schemas import CommentOut, SolutionOut, SubmissionIn, SubmissionOut
 from app.submissions.service import Admission
 from app.submissions.waiting import long_polls, wait_for_submission
 
@@ -234,7 +235,8 @@ async def get_submission(
         submission = latest or submission
     place = await fairness.place_of(session=session, submission=submission)
     expected = await expected_for(session=session, submission=submission)
-    return submission_out(submission, place=place, expected=expected)
+    out = submission_out(submission, place=place, expected=expected)
+    return (await with_comments(session, [out]))[0]
 
 
 @router.get("/api/exercises/{exercise_id}/submissions")
@@ -255,14 +257,28 @@ async def list_submissions(
         session=session, user_id=user.id, exercise_id=exercise_id, limit=limit + 1, before=before
     )
     page = paging.one_page(rows, limit=limit, request=request, response=response)
-    return [
-        submission_out(
-            s,
-            place=await fairness.place_of(session=session, submission=s),
-            preview=True,
-        )
-        for s in page
-    ]
+    return await with_comments(
+        session,
+        [
+            submission_out(
+                s,
+                place=await fairness.place_of(session=session, submission=s),
+                preview=True,
+            )
+            for s in page
+        ],
+    )
+
+
+async def with_comments(session: SessionDep, outs: list[SubmissionOut]) -> list[SubmissionOut]:
+    """The student's own submissions carry their teachers' comments."""
+    found = await comments_on(session=session, submission_ids=[o.id for o in outs])
+    for out in outs:
+        out.comments = [
+            CommentOut(id=c.id, text=c.text, created_at=c.created_at, teacher=c.teacher)
+            for c in found.get(out.id, [])
+        ]
+    return outs
 
 
 @router.post(

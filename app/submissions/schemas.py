@@ -54,6 +54,15 @@ class HiddenChecksOut(BaseModel):
     )
 
 
+class CommentOut(BaseModel):
+    """A teacher's comment on this submission, for its student to read."""
+
+    id: int
+    text: str
+    created_at: datetime
+    teacher: str | None = Field(description="The teacher's name; null once their account is gone.")
+
+
 class SubmissionOut(BaseModel):
     id: int
     exercise_id: str
@@ -93,6 +102,11 @@ class SubmissionOut(BaseModel):
         default=None,
         description="Hidden checks of the exercise; null when it has none or they did not run "
         "(they run on a device only once the visible example passed there).",
+    )
+    comments: list[CommentOut] = Field(
+        default_factory=list,
+        description="Teachers' comments on this submission, oldest first (in the student's own"
+        " submission answers; empty elsewhere).",
     )
 
 

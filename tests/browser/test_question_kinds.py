@@ -42,9 +42,9 @@ WORDS = {
 }
 
 
-def written(question_id: str, lang: str) -> dict[str, Any]:
+def written(question_id: str, lang: str, lesson: str = LESSON) -> dict[str, Any]:
     """The question as written in the lesson's questions.yaml, in `lang`."""
-    path = REPO_ROOT / "exercises" / "lessons" / LESSON / "questions.yaml"
+    path = REPO_ROOT / "exercises" / "lessons" / lesson / "questions.yaml"
     [question] = [
         q for q in yaml.safe_load(path.read_text())["questions"] if q["id"] == question_id
     ]

@@ -114,8 +114,10 @@ async def test_drill_down_page_renders_everything_readably(
     assert "cuda" in html  # per-device runs
     # The failed runs shown as the student sees them: side by side, not as a raw diff.
     assert html.count('<table class="side-by-side">') == 2 and "+++ actual" not in html
-    assert html.index("✗</span> Wrong") < html.index("✓</span> Right")
-    assert html.index("torch.ones(2).cuda()") < html.index("print(&#39;fixed&#39;)")
+    # The timeline, oldest first (after the per-item summary).
+    timeline = html.split('class="timeline"')[1]
+    assert timeline.index("✗</span> Wrong") < timeline.index("✓</span> Right")
+    assert timeline.index("torch.ones(2).cuda()") < timeline.index("print(&#39;fixed&#39;)")
 
 
 async def test_drill_down_of_an_unknown_lesson_is_404(
