@@ -275,11 +275,14 @@ async def create_token(
     if user is None:
         return _login_redirect(request)
     errors: dict[str, str] = {}
+    # A form sends text; the API's number is strict (JSON's "30" is refused), so the
+    # form's digits are read as the number here and anything else is refused below.
+    days = expires_in_days.strip()
     try:
         wanted = TokenRequest.model_validate(
             {
                 "name": name.strip() or "API token",
-                "expires_in_days": expires_in_days.strip() or None,
+                "expires_in_days": int(days) if days.isascii() and days.isdigit() else days or None,
             }
         )
     except ValidationError as exc:

@@ -7,6 +7,7 @@ from pydantic import (
     BaseModel,
     ConfigDict,
     Field,
+    StrictInt,
     StringConstraints,
     ValidationInfo,
     field_validator,
@@ -78,7 +79,7 @@ class TokenRequest(BaseModel):
 
     name: Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=100)]
     # Unset: the server's default (API_TOKEN_DAYS, 90 days unless configured).
-    expires_in_days: Annotated[int, Field(ge=1, le=366)] | None = None
+    expires_in_days: Annotated[StrictInt, Field(ge=1, le=366)] | None = None
 
 
 class TokenInfo(BaseModel):

@@ -39,11 +39,12 @@ from app.classes.grid import (
 from app.classes.home import student_home
 from app.classes.insight import INSIGHT_LABELS, INSIGHT_SYMBOLS, build_insight
 from app.classes.item_summary import spent_label, summarize
-from app.classes.router import join_url
+from app.classes.router import DueWithinDays, FailedAttempts, IdleDays, join_url
 from app.classes.schemas import InvalidDueDate, parse_due
 from app.db import SessionDep, get_database
 from app.errors import not_found
 from app.i18n import N_, current_language, gettext
+from app.ids import MAX_ID, DbIdQuery
 from app.models import Classroom, Role, User, Verdict, utcnow
 from app.templating import render
 
@@ -624,8 +625,8 @@ async def drill_down_page(
     user: OptionalUser,
     exercise: Annotated[str, Query(max_length=200)] = "",
     verdict: Annotated[str, Query(max_length=40)] = "",
-    a: Annotated[int | None, Query(ge=1)] = None,
-    b: Annotated[int | None, Query(ge=1)] = None,
+    a: DbIdQuery = None,
+    b: DbIdQuery = None,
 ) -> Response:
     """The timeline may be narrowed by query parameters (a form that needs no script):
     `exercise` (an exercise's id) and `verdict` (a graded submission's verdict); `a` and
@@ -786,7 +787,11 @@ async def comment_form(
     if isinstance(classroom, Response):
         return classroom
     await class_student(session=session, class_id=class_id, student_id=student_id)
-    target = int(submission_id) if submission_id.isdigit() else None
+    # Digits in ASCII only (int() also reads '²' and other scripts' digits) and in the
+    # database's range: anything else names no attempt.
+    target = int(submission_id) if submission_id.isascii() and submission_id.isdigit() else None
+    if target is not None and not 0 < target <= MAX_ID:
+        target = None
     try:
         await add_comment(
             session=session,
@@ -869,9 +874,9 @@ async def attention_page(
     request: Request,
     session: SessionDep,
     user: OptionalUser,
-    failed_attempts: Annotated[int, Query(ge=1, le=100)] = 3,
-    idle_days: Annotated[int, Query(ge=1, le=365)] = 7,
-    due_within_days: Annotated[int, Query(ge=0, le=365)] = 3,
+    failed_attempts: FailedAttempts = 3,
+    idle_days: IdleDays = 7,
+    due_within_days: DueWithinDays = 3,
 ) -> Response:
     """Who is stuck or idle, with the item or lesson and a link to their work."""
     classroom = await _teacher_class(request, session, user, class_id)

@@ -515,7 +515,7 @@ async def drill_down(
 FailedAttempts = Annotated[int, Query(ge=1, le=100, description="Failed attempts: stuck.")]
 IdleDays = Annotated[int, Query(ge=1, le=365, description="Days without activity: idle.")]
 DueWithinDays = Annotated[
-    int, Query(ge=0, le=365, description="Idle counts when a lesson is due within this.")
+    int, Query(ge=1, le=365, description="Idle counts when a lesson is due within this.")
 ]
 
 

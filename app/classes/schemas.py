@@ -10,6 +10,8 @@ from pydantic import (
     BeforeValidator,
     ConfigDict,
     Field,
+    StrictBool,
+    StrictInt,
     StringConstraints,
     model_validator,
 )
@@ -20,7 +22,9 @@ from app.submissions.diff import DiffRow
 from app.submissions.schemas import SubmissionOut
 
 ClassName = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=100)]
-Penalty = Annotated[int, Field(ge=0, le=100)]
+# Strict: JSON's true is not the number 1, nor "5" the number 5 (a client's mistake
+# refused, not guessed at).
+Penalty = Annotated[StrictInt, Field(ge=0, le=100)]
 
 EARLIEST_DUE = datetime(2000, 1, 1, tzinfo=UTC)
 LATEST_DUE = datetime(2100, 1, 1, tzinfo=UTC)
@@ -73,7 +77,7 @@ class ClassPatch(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     name: ClassName | None = None
-    archived: bool | None = None
+    archived: StrictBool | None = None
 
 
 class JoinIn(BaseModel):
@@ -121,7 +125,7 @@ class AssignmentIn(BaseModel):
         description="null, YYYY-MM-DD (end of that day, UTC) or an ISO 8601 date-time "
         "with a timezone.",
     )
-    late_work: bool | None = Field(
+    late_work: StrictBool | None = Field(
         default=None,
         description="Whether work finished after the due date counts (left out: unchanged; "
         "a new assignment: true).",

@@ -286,3 +286,21 @@ async def test_a_405_names_every_method_the_path_has(
     assert response.status_code == 405
     named = {m.strip() for m in response.headers["allow"].split(",")} - {"HEAD"}
     assert named == allowed
+
+
+@pytest.mark.parametrize(
+    ("path", "body"),
+    [
+        ("/api/me/tokens", {"name": "x", "expires_in_days": True}),
+        ("/api/me/tokens", {"name": "x", "expires_in_days": "30"}),
+    ],
+)
+async def test_a_number_field_takes_numbers_only(
+    client: httpx.AsyncClient, db: Database, path: str, body: dict[str, Any]
+) -> None:
+    """JSON's true is not the number 1, nor "30" the number 30: found by the API fuzzer
+    (a boolean was accepted as a token's lifetime)."""
+    headers, _ = await make_teacher(db)
+    response = await client.post(path, json=body, headers=headers)
+    assert response.status_code == 422, response.text
+    assert response.json()["detail"][0]["loc"][:2] == ["body", "expires_in_days"]

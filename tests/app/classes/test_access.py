@@ -70,6 +70,8 @@ CASES = {
     "unassign": api("DELETE", "/api/classes/{cid}/assignments/{slug}", ok=204),
     "drill-down": api("GET", "/api/classes/{cid}/students/{sid}/lessons/{slug}"),
     "insight": api("GET", "/api/classes/{cid}/insight"),
+    "needs attention": api("GET", "/api/classes/{cid}/attention"),
+    "gradebook": api("GET", "/api/classes/{cid}/gradebook.csv"),
     "extend": api(
         "PUT",
         "/api/classes/{cid}/assignments/{slug}/extensions/{sid}",
@@ -97,6 +99,13 @@ CASES = {
     "grid page": page("GET", "/classes/{cid}/progress"),
     "drill-down page": page("GET", "/classes/{cid}/students/{sid}/lessons/{slug}"),
     "insight page": page("GET", "/classes/{cid}/insight"),
+    "needs attention page": page("GET", "/classes/{cid}/attention"),
+    "comment form": page(
+        "POST",
+        "/classes/{cid}/students/{sid}/lessons/{slug}/comments",
+        303,
+        {"submission_id": "{subid}", "text": "Look at the shapes."},
+    ),
     "extension form": page(
         "POST",
         "/classes/{cid}/students/{sid}/lessons/{slug}/extension",
