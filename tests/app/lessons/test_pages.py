@@ -22,8 +22,8 @@ async def test_catalog_lists_the_three_levels_in_order(client: httpx.AsyncClient
     page = await client.get("/", headers=HTML)
     assert page.status_code == 200
     assert page.headers["content-type"].startswith("text/html")
-    levels = re.findall(r'<span class="level level-\w+">(\w+)</span>', page.text)
-    assert levels == ["Beginner", "Intermediate", "Advanced"]
+    levels = re.findall(r'<span class="level level-\w+">Level (\d) of 3: (\w+)</span>', page.text)
+    assert levels == [("1", "Beginner"), ("2", "Intermediate"), ("3", "Advanced")]
     positions = [page.text.index(f'href="/lessons/{slug}"') for slug in LESSONS]
     assert positions == sorted(positions)
     for title in ("Tensor basics", "PyTorch tensors on the GPU", "GPU support"):
