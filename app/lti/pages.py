@@ -11,6 +11,7 @@ from fastapi import APIRouter, Request
 from fastapi.responses import RedirectResponse, Response
 
 from app.auth import sessions
+from app.auth.arrival import safe_next
 from app.auth.dependencies import log_in
 from app.db import SessionDep
 from app.i18n import N_, gettext
@@ -117,7 +118,4 @@ async def continue_in_window(request: Request, session: SessionDep) -> Response:
         return _refused(request, refusal)
     log_in(request, user, fields["sid"])
     request.session[LTI_SESSION] = True
-    target = (
-        fields["to"] if fields["to"].startswith("/") and not fields["to"].startswith("//") else "/"
-    )
-    return RedirectResponse(target, status_code=303)
+    return RedirectResponse(safe_next(fields["to"]), status_code=303)
