@@ -41,7 +41,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.classes import due
 from app.classes.due import STATE_LABELS, STATE_SYMBOLS, STATES, LatePolicy, State, state_of
-from app.classes.service import active_members, class_extensions
+from app.classes.service import active_members, assignments, class_extensions
 from app.i18n import N_
 from app.models import (
     ClassAssignment,
@@ -165,21 +165,11 @@ class _Stats:
 
 async def lesson_columns(*, session: AsyncSession, class_id: int) -> tuple[list[GridLesson], bool]:
     """(the grid's lessons, whether they are the class's assignments)."""
-    assigned = await session.execute(
-        select(
-            Lesson.slug,
-            Lesson.title,
-            ClassAssignment.due_at,
-            ClassAssignment.late_work,
-            ClassAssignment.late_penalty_percent,
-        )
-        .join(ClassAssignment, ClassAssignment.lesson_slug == Lesson.slug)
-        .where(ClassAssignment.class_id == class_id, ~Lesson.retired)
-        .order_by(Lesson.position)
-    )
     lessons = [
-        GridLesson(slug, title, due_at, LatePolicy(late_work, penalty))
-        for slug, title, due_at, late_work, penalty in assigned
+        GridLesson(
+            a.lesson_slug, a.title, a.due_at, LatePolicy(a.late_work, a.late_penalty_percent)
+        )
+        for a in await assignments(session=session, class_id=class_id)
     ]
     if lessons:
         return lessons, True
@@ -194,6 +184,11 @@ async def class_lesson(
 ) -> GridLesson:
     """A lesson as the class's grid has it: its due date and late policy if assigned."""
     lessons, assigned = await lesson_columns(session=session, class_id=class_id)
+    return pick_lesson(lessons, assigned, slug=slug, title=title)
+
+
+def pick_lesson(lessons: list[GridLesson], assigned: bool, *, slug: str, title: str) -> GridLesson:
+    """The lesson among `lesson_columns`'s answer if assigned, else one with no due date."""
     found = next((lesson for lesson in lessons if assigned and lesson.slug == slug), None)
     return found or GridLesson(slug, title)
 

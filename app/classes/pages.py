@@ -32,8 +32,8 @@ from app.classes.grid import (
     STATE_SYMBOLS,
     build_grid,
     class_cell,
-    class_lesson,
     lesson_columns,
+    pick_lesson,
     view_grid,
 )
 from app.classes.home import student_home
@@ -668,13 +668,11 @@ async def _drill_down(
     lesson = await service.live_lesson(session=session, slug=lesson_slug)
     if lesson is None:
         raise not_found("Lesson")
-    column = await class_lesson(
-        session=session, class_id=class_id, slug=lesson.slug, title=lesson.title
-    )
+    lessons, assigned = await lesson_columns(session=session, class_id=class_id)
+    column = pick_lesson(lessons, assigned, slug=lesson.slug, title=lesson.title)
     cell = await class_cell(
         session=session, class_id=class_id, student_id=student.id, lesson=column
     )
-    lessons, assigned = await lesson_columns(session=session, class_id=class_id)
     events = await lesson_events(session=session, student_id=student.id, lesson_slug=lesson.slug)
     exercises = exercises_in(events)
     # A choice the list does not offer (a stale or crafted link) shows everything.
