@@ -34,10 +34,9 @@ def database_label(settings: Settings) -> str:
     """The database this command works on, as a URL without its password (and without the
     async driver the app picks), to print: a server started with another DATA_DIR or
     DATABASE_URL uses another database."""
-    from sqlalchemy.engine import make_url
+    from app.backup import safe_url
 
-    url = make_url(settings.effective_database_url)
-    return url.set(drivername=url.get_backend_name()).render_as_string(hide_password=True)
+    return safe_url(settings.effective_database_url)
 
 
 def _warn_if_default(settings: Settings) -> None:
