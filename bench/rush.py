@@ -39,7 +39,6 @@ import os
 import random
 import shutil
 import signal
-import socket
 import subprocess
 import sys
 import tempfile
@@ -53,6 +52,10 @@ import redis
 import yaml
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from tests.processes import free_port, psql  # noqa: E402
+
 LESSONS = ROOT / "exercises" / "lessons"
 PAGE = "/lessons/[slug]"
 VERDICT = "submit→verdict"
@@ -194,22 +197,6 @@ class Student(FastHttpUser):
 # --- the stack ----------------------------------------------------------------------------
 
 
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
-def psql(sql: str, database: str = "postgres") -> list[str]:
-    output = subprocess.run(
-        ["psql", "-h", "127.0.0.1", "-U", "postgres", "-d", database, "-qAtc", sql],
-        check=True,
-        capture_output=True,
-        text=True,
-    ).stdout
-    return [line for line in output.splitlines() if line]
-
-
 class Stack:
     """PostgreSQL database, Redis, two web processes on one port, two grader workers."""
 
@@ -307,7 +294,7 @@ class Stack:
             "AND status IN ('done', 'error')",
             self.database,
         )
-        return len(ids) - int(finished[0])
+        return len(ids) - int(finished[0][0])
 
     def stop(self) -> None:
         for process in reversed(self.processes):
