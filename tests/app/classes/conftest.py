@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
 
+import httpx
 import pytest
 from sqlalchemy import select
 
@@ -113,6 +114,21 @@ async def build_world(db: Database) -> World:
 @pytest.fixture
 async def world(db: Database) -> World:
     return await build_world(db)
+
+
+async def join_new_students(
+    client: httpx.AsyncClient, db: Database, world: World, n: int
+) -> list[Person]:
+    """`n` new students, each joined to the world's class through the API."""
+    async with db.sessionmaker() as session:
+        people = [await add_person(session) for _ in range(n)]
+        await session.commit()
+    for person in people:
+        joined = await client.post(
+            "/api/classes/join", json={"join_code": world.join_code}, headers=person.headers
+        )
+        assert joined.status_code == 200
+    return people
 
 
 async def lesson_items(db: Database, slug: str = LESSON) -> tuple[list[Question], list[Exercise]]:

@@ -11,10 +11,9 @@ from app.db import Database
 from app.models import utcnow
 from tests.app.classes.conftest import (
     LESSON,
-    Person,
     World,
-    add_person,
     add_submission,
+    join_new_students,
     lesson_items,
     right_answer,
     set_due,
@@ -22,22 +21,10 @@ from tests.app.classes.conftest import (
 )
 
 
-async def join(client: httpx.AsyncClient, db: Database, world: World, n: int) -> list[Person]:
-    async with db.sessionmaker() as session:
-        people = [await add_person(session) for _ in range(n)]
-        await session.commit()
-    for person in people:
-        joined = await client.post(
-            "/api/classes/join", json={"join_code": world.join_code}, headers=person.headers
-        )
-        assert joined.status_code == 200
-    return people
-
-
 async def seed(client: httpx.AsyncClient, db: Database, world: World) -> dict:
     """stuck: 3 failed graded submissions on an exercise and 3 wrong answers on a question;
     recovered: 3 failed then passed; idle: never active; the lesson is overdue."""
-    stuck, recovered, idle = world.member, *await join(client, db, world, 2)
+    stuck, recovered, idle = world.member, *await join_new_students(client, db, world, 2)
     questions, exercises = await lesson_items(db)
     q = next(q for q in questions if q.kind == "multiple_choice")
     e = exercises[0]

@@ -14,8 +14,8 @@ from tests.app.classes.conftest import (
     LESSON,
     Person,
     World,
-    add_person,
     add_submission,
+    join_new_students,
     lesson_items,
     right_answer,
     wrong_answer,
@@ -28,14 +28,7 @@ RUNTIME = (
 
 async def seed(client: httpx.AsyncClient, db: Database, world: World) -> dict:
     """Four students: s1 right at once; s2 right at the third try; s3 only wrong; s4 idle."""
-    async with db.sessionmaker() as session:
-        others = [await add_person(session) for _ in range(3)]
-        await session.commit()
-    for person in others:
-        joined = await client.post(
-            "/api/classes/join", json={"join_code": world.join_code}, headers=person.headers
-        )
-        assert joined.status_code == 200
+    others = await join_new_students(client, db, world, 3)
     s1, s2, s3, s4 = world.member, *others
     questions, exercises = await lesson_items(db)
     q = next(q for q in questions if q.kind == "multiple_choice")

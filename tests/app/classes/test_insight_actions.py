@@ -14,8 +14,8 @@ from tests.app.classes.conftest import (
     LESSON,
     Person,
     World,
-    add_person,
     add_submission,
+    join_new_students,
     lesson_items,
 )
 
@@ -31,14 +31,7 @@ DEVICE_ERROR = "Traceback (most recent call last):\nRuntimeError: Expected all t
 
 
 async def seed(client: httpx.AsyncClient, db: Database, world: World) -> dict:
-    async with db.sessionmaker() as session:
-        others = [await add_person(session) for _ in range(2)]
-        await session.commit()
-    for person in others:
-        joined = await client.post(
-            "/api/classes/join", json={"join_code": world.join_code}, headers=person.headers
-        )
-        assert joined.status_code == 200
+    others = await join_new_students(client, db, world, 2)
     a, b, c = world.member, *others
     _, exercises = await lesson_items(db)
     e = exercises[0]
