@@ -80,15 +80,15 @@ async def add_platform(
 
 async def list_platforms(*, session: AsyncSession) -> list[PlatformRow]:
     platforms = await session.scalars(select(LtiPlatform).order_by(LtiPlatform.id))
-    rows = []
-    for platform in platforms:
-        deployments = await session.scalars(
-            select(LtiDeployment.deployment_id)
-            .where(LtiDeployment.platform_id == platform.id)
-            .order_by(LtiDeployment.id)
-        )
-        rows.append(PlatformRow(platform=platform, deployment_ids=list(deployments)))
-    return rows
+    rows = {
+        platform.id: PlatformRow(platform=platform, deployment_ids=[]) for platform in platforms
+    }
+    deployments = await session.execute(
+        select(LtiDeployment.platform_id, LtiDeployment.deployment_id).order_by(LtiDeployment.id)
+    )
+    for platform_id, deployment_id in deployments:
+        rows[platform_id].deployment_ids.append(deployment_id)
+    return list(rows.values())
 
 
 async def remove_platform(*, session: AsyncSession, issuer: str, client_id: str) -> bool:
