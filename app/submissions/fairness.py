@@ -168,8 +168,35 @@ async def with_estimate(*, session: AsyncSession, place: Place) -> Place:
     outside the graders' line and before anything has been graded."""
     if place.position is None:
         return place
-    recent = await session.execute(
-        select(Submission.started_at, Submission.finished_at)
+    recent = await session.execute(_recent_runs_statement())
+    # Computed here, not in SQL: subtracting timestamps is spelled differently per database.
+    rows = recent.all()
+    spans = [
+        (finished - started).total_seconds()
+        for started, finished, _running in rows
+        if started is not None and finished is not None
+    ]
+    if not spans:
+        return place
+    mean_s = max(0.0, sum(spans) / len(spans))
+    estimate = place.position * mean_s / max(1, int(rows[0][2] or 0))
+    return replace(place, wait_estimate_s=round(estimate, 1))
+
+
+@cache
+def _recent_runs_statement() -> Any:
+    """One statement, built once, on the path of every POST and every poll of a queued
+    submission: the recent runs' times, each row carrying the count of submissions
+    running now (an uncorrelated subquery)."""
+    other = aliased(Submission)
+    running = (
+        select(func.count())
+        .select_from(other)
+        .where(other.status == SubmissionStatus.RUNNING)
+        .scalar_subquery()
+    )
+    return (
+        select(Submission.started_at, Submission.finished_at, running)
         .where(
             Submission.status == SubmissionStatus.DONE,
             Submission.started_at.is_not(None),
@@ -178,17 +205,3 @@ async def with_estimate(*, session: AsyncSession, place: Place) -> Place:
         .order_by(Submission.id.desc())
         .limit(RECENT_RUNS)
     )
-    # Computed here, not in SQL: subtracting timestamps is spelled differently per database.
-    spans = [
-        (finished - started).total_seconds()
-        for started, finished in recent
-        if started is not None and finished is not None
-    ]
-    if not spans:
-        return place
-    running = await session.scalar(
-        select(func.count()).where(Submission.status == SubmissionStatus.RUNNING)
-    )
-    mean_s = max(0.0, sum(spans) / len(spans))
-    estimate = place.position * mean_s / max(1, int(running or 0))
-    return replace(place, wait_estimate_s=round(estimate, 1))
