@@ -238,9 +238,11 @@ async def join_link(
 # --- one class: settings, roster, assignments -------------------------------------------
 
 
-async def _teacher_class(
+async def teacher_class(
     request: Request, session: SessionDep, user: User | None, class_id: int
 ) -> Classroom | Response:
+    """The teacher's own class, or the way to log in first (every class page, regrades'
+    too); 403 for a student, 404 for a class that is not theirs."""
     if user is None:
         return _to_login(request)
     require_teacher(user)
@@ -281,7 +283,7 @@ async def _class_page(
 async def class_page(
     class_id: ClassId, request: Request, session: SessionDep, user: OptionalUser
 ) -> Response:
-    classroom = await _teacher_class(request, session, user, class_id)
+    classroom = await teacher_class(request, session, user, class_id)
     if isinstance(classroom, Response):
         return classroom
     return await _class_page(request, session, classroom)
@@ -295,7 +297,7 @@ async def rename_form(
     user: OptionalUser,
     name: Annotated[str, Form()] = "",
 ) -> Response:
-    classroom = await _teacher_class(request, session, user, class_id)
+    classroom = await teacher_class(request, session, user, class_id)
     if isinstance(classroom, Response):
         return classroom
     if error := _name_error(name):
@@ -320,7 +322,7 @@ async def archive_form(
     user: OptionalUser,
     archived: Annotated[str, Form()] = "1",
 ) -> Response:
-    classroom = await _teacher_class(request, session, user, class_id)
+    classroom = await teacher_class(request, session, user, class_id)
     if isinstance(classroom, Response):
         return classroom
     archive = archived not in ("0", "false", "")
@@ -338,7 +340,7 @@ async def archive_form(
 async def regenerate_form(
     class_id: ClassId, request: Request, session: SessionDep, user: OptionalUser
 ) -> Response:
-    classroom = await _teacher_class(request, session, user, class_id)
+    classroom = await teacher_class(request, session, user, class_id)
     if isinstance(classroom, Response):
         return classroom
     await service.regenerate_code(session=session, classroom=classroom)
@@ -376,7 +378,7 @@ async def confirm_remove_page(
     session: SessionDep,
     user: OptionalUser,
 ) -> Response:
-    classroom = await _teacher_class(request, session, user, class_id)
+    classroom = await teacher_class(request, session, user, class_id)
     if isinstance(classroom, Response):
         return classroom
     student = await class_student(session=session, class_id=class_id, student_id=student_id)
@@ -402,7 +404,7 @@ async def remove_form(
     session: SessionDep,
     user: OptionalUser,
 ) -> Response:
-    classroom = await _teacher_class(request, session, user, class_id)
+    classroom = await teacher_class(request, session, user, class_id)
     if isinstance(classroom, Response):
         return classroom
     student = await class_student(session=session, class_id=class_id, student_id=student_id)
@@ -435,7 +437,7 @@ async def assign_form(
     teacher ticks `past_ok` (it makes the lesson late at once), or keeps the date it has.
     A form that carries the late policy says so with `policy`: then `late_work` (a
     checkbox: absent means late work does not count) and `late_penalty_percent` (0-100)."""
-    classroom = await _teacher_class(request, session, user, class_id)
+    classroom = await teacher_class(request, session, user, class_id)
     if isinstance(classroom, Response):
         return classroom
     errors: dict[str, str] = {}
@@ -497,7 +499,7 @@ async def confirm_unassign_page(
     session: SessionDep,
     user: OptionalUser,
 ) -> Response:
-    classroom = await _teacher_class(request, session, user, class_id)
+    classroom = await teacher_class(request, session, user, class_id)
     if isinstance(classroom, Response):
         return classroom
     assigned = await service.assignments(session=session, class_id=class_id)
@@ -526,7 +528,7 @@ async def unassign_form(
     session: SessionDep,
     user: OptionalUser,
 ) -> Response:
-    classroom = await _teacher_class(request, session, user, class_id)
+    classroom = await teacher_class(request, session, user, class_id)
     if isinstance(classroom, Response):
         return classroom
     if not await service.remove_assignment(
@@ -568,7 +570,7 @@ async def grid_page(
     username), `state`, `lesson` (repeatable), `student` (repeatable ids: the students
     behind an insight group), `sort` (student, progress, activity or lesson:<slug>),
     `order` (asc or desc), `page`, `expand` (a lesson shown one column per item)."""
-    classroom = await _teacher_class(request, session, user, class_id)
+    classroom = await teacher_class(request, session, user, class_id)
     if isinstance(classroom, Response):
         return classroom
     grid = await build_grid(session=session, class_id=class_id)
@@ -631,7 +633,7 @@ async def drill_down_page(
     """The timeline may be narrowed by query parameters (a form that needs no script):
     `exercise` (an exercise's id) and `verdict` (a graded submission's verdict); `a` and
     `b` (two submission ids) compare those two attempts' code."""
-    classroom = await _teacher_class(request, session, user, class_id)
+    classroom = await teacher_class(request, session, user, class_id)
     if isinstance(classroom, Response):
         return classroom
     return await _drill_down(
@@ -731,7 +733,7 @@ async def extension_form(
     due_date: Annotated[str, Form()] = "",
 ) -> Response:
     """Give this student a due date of their own on the assignment (or move it)."""
-    classroom = await _teacher_class(request, session, user, class_id)
+    classroom = await teacher_class(request, session, user, class_id)
     if isinstance(classroom, Response):
         return classroom
     student = await class_student(session=session, class_id=class_id, student_id=student_id)
@@ -781,7 +783,7 @@ async def comment_form(
     text: Annotated[str, Form()] = "",
 ) -> Response:
     """A comment on one attempt, which the student then sees beside it."""
-    classroom = await _teacher_class(request, session, user, class_id)
+    classroom = await teacher_class(request, session, user, class_id)
     if isinstance(classroom, Response):
         return classroom
     await class_student(session=session, class_id=class_id, student_id=student_id)
@@ -824,7 +826,7 @@ async def remove_extension_form(
     session: SessionDep,
     user: OptionalUser,
 ) -> Response:
-    classroom = await _teacher_class(request, session, user, class_id)
+    classroom = await teacher_class(request, session, user, class_id)
     if isinstance(classroom, Response):
         return classroom
     student = await class_student(session=session, class_id=class_id, student_id=student_id)
@@ -846,7 +848,7 @@ async def insight_page(
     user: OptionalUser,
     lesson: Annotated[str | None, Query(max_length=64)] = None,
 ) -> Response:
-    classroom = await _teacher_class(request, session, user, class_id)
+    classroom = await teacher_class(request, session, user, class_id)
     if isinstance(classroom, Response):
         return classroom
     grid = await build_grid(session=session, class_id=class_id)
@@ -877,7 +879,7 @@ async def attention_page(
     due_within_days: DueWithinDays = 3,
 ) -> Response:
     """Who is stuck or idle, with the item or lesson and a link to their work."""
-    classroom = await _teacher_class(request, session, user, class_id)
+    classroom = await teacher_class(request, session, user, class_id)
     if isinstance(classroom, Response):
         return classroom
     grid = await build_grid(session=session, class_id=class_id)

@@ -11,7 +11,8 @@ from fastapi.responses import RedirectResponse, Response
 from sqlalchemy import select
 
 from app.auth.dependencies import OptionalUser
-from app.classes.access import ClassId, own_class, require_teacher
+from app.classes.access import ClassId
+from app.classes.pages import teacher_class
 from app.db import SessionDep
 from app.errors import not_found
 from app.i18n import N_, gettext
@@ -35,15 +36,6 @@ REASON_MAX = 200
 
 def _redirect(target: str) -> RedirectResponse:
     return RedirectResponse(target, status_code=status.HTTP_303_SEE_OTHER)
-
-
-async def _own(
-    request: Request, session: SessionDep, user: OptionalUser, class_id: int
-) -> Classroom | Response:
-    if user is None:
-        return _redirect(f"/login?next={request.url.path}")
-    require_teacher(user)
-    return await own_class(session=session, teacher=user, class_id=class_id)
 
 
 async def _exercise_titles(session: SessionDep) -> dict[str, str]:
@@ -85,7 +77,7 @@ async def _list_page(
 async def regrades_page(
     class_id: ClassId, request: Request, session: SessionDep, user: OptionalUser
 ) -> Response:
-    classroom = await _own(request, session, user, class_id)
+    classroom = await teacher_class(request, session, user, class_id)
     if isinstance(classroom, Response):
         return classroom
     return await _list_page(request, session, classroom)
@@ -101,7 +93,7 @@ async def request_form(
     exercise_id: Annotated[str, Form()] = "",
     reason: Annotated[str, Form()] = "",
 ) -> Response:
-    classroom = await _own(request, session, user, class_id)
+    classroom = await teacher_class(request, session, user, class_id)
     if isinstance(classroom, Response):
         return classroom
     assert user is not None
@@ -133,7 +125,7 @@ async def regrade_page(
     session: SessionDep,
     user: OptionalUser,
 ) -> Response:
-    classroom = await _own(request, session, user, class_id)
+    classroom = await teacher_class(request, session, user, class_id)
     if isinstance(classroom, Response):
         return classroom
     regrade = await regrades.get_regrade(session=session, regrade_id=regrade_id)
@@ -166,7 +158,7 @@ async def _act(
     request: Request, session: SessionDep, user: OptionalUser, class_id: int, regrade_id: int,
     *, applying: bool,
 ) -> Response:  # fmt: skip
-    classroom = await _own(request, session, user, class_id)
+    classroom = await teacher_class(request, session, user, class_id)
     if isinstance(classroom, Response):
         return classroom
     assert user is not None
