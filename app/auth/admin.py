@@ -14,7 +14,7 @@ from sqlalchemy import select
 
 from app.auth import passwords, service, sessions, setup
 from app.auth.dependencies import OptionalUser, log_in
-from app.auth.schemas import Credentials
+from app.auth.schemas import Credentials, fold_username
 from app.db import SessionDep
 from app.i18n import N_, gettext
 from app.models import Role, User
@@ -220,7 +220,7 @@ async def promote_teacher(
     """An existing student account becomes a teacher account (it logs in again)."""
     if (refused := await _admin(request, user)) is not None:
         return refused
-    name = username.strip().lower()[:64]
+    name = fold_username(username)[:64]
     found = await service.get_user_by_username(session=session, username=name)
     if found is None or found.role == Role.ADMIN:
         return await _admin_page(
