@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
 
 from app.config import REPO_ROOT
@@ -174,3 +175,48 @@ def create_teacher(server: Web, username: str) -> None:
         capture_output=True,
         timeout=60,
     )
+
+
+def log_in(visitor: Visitor, username: str) -> None:
+    """Through the log-in form, with PASSWORD; waits for the home page."""
+    page = visitor.go("/login")
+    page.fill("#username", username)
+    page.fill("#password", PASSWORD)
+    page.locator("main form button[type=submit]").click()
+    page.wait_for_url(visitor.base + "/")
+
+
+def no_sideways_scroll(page: Any) -> None:
+    """The page is no wider than the window: nothing scrolls sideways."""
+    width = page.evaluate("() => document.documentElement.scrollWidth")
+    viewport = page.evaluate("() => window.innerWidth")
+    assert width <= viewport, f"{width}px wide in a {viewport}px window"
+
+
+def bearer(client: httpx.Client, username: str) -> dict[str, str]:
+    """The Authorization header of `username` (password PASSWORD), from the token API."""
+    token = client.post("/api/auth/token", json={"username": username, "password": PASSWORD})
+    assert token.status_code in (200, 201), token.text
+    return {"Authorization": f"Bearer {token.json()['token']}"}
+
+
+def class_with_lesson(
+    client: httpx.Client, teacher: str, lesson: str, *, name: str, due_at: str | None
+) -> tuple[int, str]:
+    """A new class of the teacher's with `lesson` assigned: (class id, join code)."""
+    headers = bearer(client, teacher)
+    made = client.post("/api/classes", json={"name": unique(name)}, headers=headers)
+    class_id, code = made.json()["id"], made.json()["join_code"]
+    assigned = client.put(
+        f"/api/classes/{class_id}/assignments/{lesson}", json={"due_at": due_at}, headers=headers
+    )
+    assert assigned.status_code == 200, assigned.text
+    return class_id, code
+
+
+def join_class(client: httpx.Client, code: str, student: dict[str, str]) -> dict[str, Any]:
+    """The student (their headers) joins the class; their /api/me."""
+    joined = client.post("/api/classes/join", json={"join_code": code}, headers=student)
+    assert joined.status_code == 200, joined.text
+    me: dict[str, Any] = client.get("/api/me", headers=student).json()
+    return me

@@ -12,7 +12,15 @@ import httpx
 import pytest
 
 from app.models import utcnow
-from tests.browser.conftest import PASSWORD, Visitor, VisitorFactory, create_teacher, unique
+from tests.browser.conftest import (
+    VisitorFactory,
+    class_with_lesson,
+    create_teacher,
+    join_class,
+    log_in,
+    no_sideways_scroll,
+    unique,
+)
 from tests.processes import Web, sign_up_student
 
 LESSON = "tensor-basics"
@@ -37,21 +45,12 @@ WORDS = {
 def class_with_trouble(server: Web, teacher: str) -> tuple[int, dict[str, str]]:
     """(class id, {"stuck", "idle", "fine": username}); the lesson was due yesterday."""
     with httpx.Client(base_url=server.url, timeout=30) as client:
-        token = client.post("/api/auth/token", json={"username": teacher, "password": PASSWORD})
-        headers = {"Authorization": f"Bearer {token.json()['token']}"}
-        made = client.post("/api/classes", json={"name": unique("Stuck ")}, headers=headers)
-        class_id, code = made.json()["id"], made.json()["join_code"]
         due = (utcnow() - timedelta(days=1)).isoformat()
-        assigned = client.put(
-            f"/api/classes/{class_id}/assignments/{LESSON}", json={"due_at": due}, headers=headers
-        )
-        assert assigned.status_code == 200, assigned.text
+        class_id, code = class_with_lesson(client, teacher, LESSON, name="Stuck ", due_at=due)
         names: dict[str, str] = {}
         for role in ("stuck", "idle", "fine"):
             student = sign_up_student(client)
-            joined = client.post("/api/classes/join", json={"join_code": code}, headers=student)
-            assert joined.status_code == 200, joined.text
-            names[role] = client.get("/api/me", headers=student).json()["username"]
+            names[role] = join_class(client, code, student)["username"]
             if role == "idle":
                 continue
             lesson = client.get(f"/api/lessons/{LESSON}", headers=student).json()
@@ -66,20 +65,6 @@ def class_with_trouble(server: Web, teacher: str) -> tuple[int, dict[str, str]]:
                 assert sent.status_code == 200, sent.text
                 assert sent.json()["correct"] is False
     return class_id, names
-
-
-def log_in(v: Visitor, username: str) -> None:
-    page = v.go("/login")
-    page.fill("#username", username)
-    page.fill("#password", PASSWORD)
-    page.locator("main form button[type=submit]").click()
-    page.wait_for_url(v.base + "/")
-
-
-def no_sideways_scroll(page) -> None:  # type: ignore[no-untyped-def]
-    width = page.evaluate("() => document.documentElement.scrollWidth")
-    viewport = page.evaluate("() => window.innerWidth")
-    assert width <= viewport, f"{width}px wide in a {viewport}px window"
 
 
 @pytest.mark.parametrize("lang", ["en", "tr"])

@@ -13,7 +13,17 @@ from typing import Any
 import httpx
 import pytest
 
-from tests.browser.conftest import PASSWORD, Visitor, VisitorFactory, create_teacher, unique
+from tests.browser.conftest import (
+    PASSWORD,
+    VisitorFactory,
+    bearer,
+    class_with_lesson,
+    create_teacher,
+    join_class,
+    log_in,
+    no_sideways_scroll,
+    unique,
+)
 from tests.processes import Web
 
 LESSON = "tensor-basics"
@@ -35,12 +45,6 @@ WORDS = {
         "next": "Sonraki öğrenci",
     },
 }
-
-
-def bearer(client: httpx.Client, username: str) -> dict[str, str]:
-    token = client.post("/api/auth/token", json={"username": username, "password": PASSWORD})
-    assert token.status_code in (200, 201), token.text
-    return {"Authorization": f"Bearer {token.json()['token']}"}
 
 
 def sign_up_api(client: httpx.Client, username: str) -> dict[str, str]:
@@ -68,38 +72,17 @@ def a_class_with_repeats(server: Web, teacher: str) -> dict[str, Any]:
     """A class with LESSON assigned and two students; the first ("a…", first in the roster)
     sent the same wrong code three times."""
     with httpx.Client(base_url=server.url, timeout=60) as client:
-        headers = bearer(client, teacher)
-        made = client.post("/api/classes", json={"name": unique("Drill ")}, headers=headers)
-        class_id, code = made.json()["id"], made.json()["join_code"]
-        assigned = client.put(
-            f"/api/classes/{class_id}/assignments/{LESSON}", json={"due_at": None}, headers=headers
-        )
-        assert assigned.status_code == 200, assigned.text
+        class_id, code = class_with_lesson(client, teacher, LESSON, name="Drill ", due_at=None)
         names = [unique("a"), unique("z")]
         students = []
         for name in names:
             student = sign_up_api(client, name)
-            joined = client.post("/api/classes/join", json={"join_code": code}, headers=student)
-            assert joined.status_code == 200, joined.text
-            students.append(
-                {
-                    "name": name,
-                    "id": client.get("/api/me", headers=student).json()["id"],
-                    "headers": student,
-                }
-            )
+            me = join_class(client, code, student)
+            students.append({"name": name, "id": me["id"], "headers": student})
         lesson = client.get(f"/api/lessons/{LESSON}", headers=students[0]["headers"]).json()
         exercise = lesson["exercises"][0]["id"]
         ids = [graded(client, students[0]["headers"], exercise, WRONG) for _ in range(3)]
     return {"class_id": class_id, "students": students, "exercise": exercise, "ids": ids}
-
-
-def log_in(v: Visitor, username: str) -> None:
-    page = v.go("/login")
-    page.fill("#username", username)
-    page.fill("#password", PASSWORD)
-    page.locator("main form button[type=submit]").click()
-    page.wait_for_url(v.base + "/")
 
 
 @pytest.mark.parametrize("lang", ["en", "tr"])
@@ -135,7 +118,7 @@ def test_summary_collapsed_repeats_and_a_comment_the_student_sees(
 
     # A phone: the page does not scroll sideways (the summary scrolls in its own box).
     page.set_viewport_size({"width": 390, "height": 844})
-    assert page.evaluate("() => document.documentElement.scrollWidth") <= 390
+    no_sideways_scroll(page)
     page.set_viewport_size({"width": 1366, "height": 900})
 
     # The next student in the roster, on the same lesson.

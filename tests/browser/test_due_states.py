@@ -13,7 +13,14 @@ import httpx
 import pytest
 
 from app.models import utcnow
-from tests.browser.conftest import PASSWORD, Visitor, VisitorFactory, create_teacher, unique
+from tests.browser.conftest import (
+    VisitorFactory,
+    class_with_lesson,
+    create_teacher,
+    join_class,
+    log_in,
+    unique,
+)
 from tests.processes import Web, sign_up_student
 
 LESSON = "tensor-basics"
@@ -39,21 +46,12 @@ def class_with_overdue_lesson(server: Web, teacher: str) -> tuple[int, str, str]
     """A class whose lesson was due yesterday: one student who tried a question, one who
     did nothing. (class id, the active student's name, the never-active student's name)."""
     with httpx.Client(base_url=server.url, timeout=30) as client:
-        token = client.post("/api/auth/token", json={"username": teacher, "password": PASSWORD})
-        headers = {"Authorization": f"Bearer {token.json()['token']}"}
-        made = client.post("/api/classes", json={"name": unique("Late ")}, headers=headers)
-        class_id, code = made.json()["id"], made.json()["join_code"]
         due = (utcnow() - timedelta(days=1)).isoformat()
-        assigned = client.put(
-            f"/api/classes/{class_id}/assignments/{LESSON}", json={"due_at": due}, headers=headers
-        )
-        assert assigned.status_code == 200, assigned.text
+        class_id, code = class_with_lesson(client, teacher, LESSON, name="Late ", due_at=due)
         names = []
         for tries in (True, False):
             student = sign_up_student(client)
-            joined = client.post("/api/classes/join", json={"join_code": code}, headers=student)
-            assert joined.status_code == 200, joined.text
-            names.append(client.get("/api/me", headers=student).json()["username"])
+            names.append(join_class(client, code, student)["username"])
             if tries:
                 lesson = client.get(f"/api/lessons/{LESSON}", headers=student).json()
                 question = next(q for q in lesson["questions"] if q["kind"] == "multiple_choice")
@@ -65,14 +63,6 @@ def class_with_overdue_lesson(server: Web, teacher: str) -> tuple[int, str, str]
                 )
                 assert sent.status_code == 200, sent.text
     return class_id, names[0], names[1]
-
-
-def log_in(v: Visitor, username: str) -> None:
-    page = v.go("/login")
-    page.fill("#username", username)
-    page.fill("#password", PASSWORD)
-    page.locator("main form button[type=submit]").click()
-    page.wait_for_url(v.base + "/")
 
 
 def row(page, name: str):  # type: ignore[no-untyped-def]

@@ -28,10 +28,10 @@ from app.models import (
     utcnow,
 )
 from tests.browser.conftest import (
-    PASSWORD,
-    Visitor,
     VisitorFactory,
     create_teacher,
+    log_in,
+    no_sideways_scroll,
     unique,
 )
 from tests.processes import Web
@@ -108,16 +108,8 @@ def fits_a_phone_and_a_laptop(page: Any) -> None:
     """Nothing scrolls sideways at 390 px or 1366 px (then back to the usual 1200 px)."""
     for width, height in ((390, 844), (1366, 900)):
         page.set_viewport_size({"width": width, "height": height})
-        assert page.evaluate("() => document.documentElement.scrollWidth") <= width
+        no_sideways_scroll(page)
     page.set_viewport_size({"width": 1200, "height": 900})
-
-
-def log_in(v: Visitor, username: str) -> None:
-    page = v.go("/login")
-    page.fill("#username", username)
-    page.fill("#password", PASSWORD)
-    page.locator("main form button[type=submit]").click()
-    page.wait_for_url(v.base + "/")
 
 
 @pytest.mark.parametrize("lang", ["en", "tr"])

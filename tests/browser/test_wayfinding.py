@@ -11,7 +11,7 @@ from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
-from tests.browser.conftest import PASSWORD, Visitor, VisitorFactory, create_teacher, unique
+from tests.browser.conftest import PASSWORD, Visitor, VisitorFactory, create_teacher, log_in, unique
 from tests.processes import Web
 
 WORDS = {
@@ -47,14 +47,6 @@ def sign_up_here(v: Visitor, username: str) -> None:
     page.fill("#username", username)
     page.fill("#password", PASSWORD)
     page.locator("main form button[type=submit]").click()
-
-
-def log_in(v: Visitor, username: str) -> None:
-    page = v.go("/login")
-    page.fill("#username", username)
-    page.fill("#password", PASSWORD)
-    page.locator("main form button[type=submit]").click()
-    page.wait_for_url(v.base + "/")
 
 
 @pytest.mark.parametrize("lang", ["en", "tr"])
