@@ -83,8 +83,17 @@ def _password_hash() -> str:
 async def make_student(db: Database) -> tuple[dict[str, str], int]:
     """A student made straight in the database (argon2 runs once per test run, not per
     user): (bearer headers, user id). The password is PASSWORD."""
+    return await make_user(db, "student")
+
+
+async def make_teacher(db: Database) -> tuple[dict[str, str], int]:
+    """A teacher, as make_student makes a student: (bearer headers, user id)."""
+    return await make_user(db, "teacher")
+
+
+async def make_user(db: Database, role: str) -> tuple[dict[str, str], int]:
     async with db.sessionmaker() as session, session.begin():
-        user = User(username=unique_name(), password_hash=_password_hash(), role="student")
+        user = User(username=unique_name(), password_hash=_password_hash(), role=role)
         session.add(user)
         await session.flush()
         token = await service.issue_token(session=session, user=user)

@@ -11,7 +11,6 @@ import httpx
 import pytest
 from sqlalchemy import func, select
 
-from app.auth.service import issue_token
 from app.db import Database
 from app.models import (
     ClassAssignment,
@@ -21,20 +20,12 @@ from app.models import (
     Submission,
     User,
 )
-from tests.helpers import bearer, browser_signup, csrf_from, make_student, unique_name
+from tests.helpers import browser_signup, csrf_from, make_student, make_teacher
 
 EXERCISE = "gpu-support-device-independent"
 QUESTION = "gpu-support-move-to"  # fill in one blank
 LESSON = "tensor-basics"
 STORED = (Submission, QuestionAttempt, User, Classroom, ClassMember, ClassAssignment)
-
-
-async def make_teacher(db: Database) -> tuple[dict[str, str], int]:
-    async with db.sessionmaker() as session, session.begin():
-        user = User(username=unique_name("t"), password_hash="-", role="teacher")
-        session.add(user)
-        await session.flush()
-        return bearer(await issue_token(session=session, user=user)), user.id
 
 
 async def counts(db: Database) -> dict[str, int]:

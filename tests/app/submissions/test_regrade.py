@@ -33,7 +33,7 @@ from app.models import (
 )
 from tests.app.submissions.conftest import running_app
 from tests.app.submissions.test_api import EXERCISE, SOLUTION, submit_and_wait
-from tests.helpers import make_student
+from tests.helpers import make_student, make_teacher
 
 CHANGED = 'print("changed")\n'
 
@@ -52,13 +52,6 @@ async def live(regrade_app: FastAPI) -> AsyncIterator[httpx.AsyncClient]:
     transport = httpx.ASGITransport(app=regrade_app)
     async with httpx.AsyncClient(transport=transport, base_url="http://testserver") as client:
         yield client
-
-
-async def make_teacher(db: Database) -> dict[str, str]:
-    headers, user_id = await make_student(db)
-    async with db.writer() as session, session.begin():
-        (await session.get_one(User, user_id)).role = Role.TEACHER
-    return headers
 
 
 async def class_with(
@@ -98,7 +91,7 @@ async def test_a_changed_expected_output_is_previewed_then_applied(
     regrade_app: FastAPI, live: httpx.AsyncClient
 ) -> None:
     db: Database = regrade_app.state.database
-    teacher = await make_teacher(db)
+    teacher, _ = await make_teacher(db)
     (ada, ada_id), (bob, bob_id), (cem, _) = [await make_student(db) for _ in range(3)]
     class_id = await class_with(live, teacher, ada, bob)  # cem is in no class of theirs
     ada_sub = await submit_and_wait(live, ada, SOLUTION)
@@ -130,7 +123,7 @@ async def test_a_changed_expected_output_is_previewed_then_applied(
     assert again["verdict"] == Verdict.PASSED and again["runs"] == ada_sub["runs"]
     assert (await passed_in_lesson(live, ada), await passed_in_lesson(live, bob)) == (1, 0)
     # Another teacher sees the counts but none of this teacher's classes.
-    other = await make_teacher(db)
+    other, _ = await make_teacher(db)
     theirs = (await live.get(f"/api/regrades/{made.json()['id']}", headers=other)).json()
     assert theirs["classes"] == [] and theirs["to_failed"] == 2
 
@@ -176,7 +169,7 @@ async def test_live_submissions_are_graded_first_while_a_regrade_runs(
     regrade_app: FastAPI, live: httpx.AsyncClient
 ) -> None:
     db: Database = regrade_app.state.database
-    teacher = await make_teacher(db)
+    teacher, _ = await make_teacher(db)
     student, student_id = await make_student(db)
     async with db.sessionmaker() as session:
         other = await session.scalar(
