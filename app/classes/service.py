@@ -337,6 +337,12 @@ async def class_extensions(
     return {(student, slug): at for student, slug, at in await session.execute(query)}
 
 
+def _extension_of(assignment_id: int, student_id: int) -> Select[DueExtension]:
+    return select(DueExtension).where(
+        DueExtension.assignment_id == assignment_id, DueExtension.student_id == student_id
+    )
+
+
 async def set_extension(
     *, session: AsyncSession, class_id: int, lesson_slug: str, student_id: int, due_at: datetime
 ) -> bool:
@@ -345,11 +351,7 @@ async def set_extension(
     assignment = await _assignment(session=session, class_id=class_id, lesson_slug=lesson_slug)
     if assignment is None:
         return False
-    row = await session.scalar(
-        select(DueExtension).where(
-            DueExtension.assignment_id == assignment.id, DueExtension.student_id == student_id
-        )
-    )
+    row = await session.scalar(_extension_of(assignment.id, student_id))
     if row is None:
         try:
             async with session.begin_nested():
@@ -359,12 +361,7 @@ async def set_extension(
                 await session.flush()
             return True
         except IntegrityError:  # set concurrently: move that one
-            row = await session.scalar(
-                select(DueExtension).where(
-                    DueExtension.assignment_id == assignment.id,
-                    DueExtension.student_id == student_id,
-                )
-            )
+            row = await session.scalar(_extension_of(assignment.id, student_id))
     assert row is not None
     row.due_at = due_at
     await session.flush()
@@ -378,11 +375,7 @@ async def remove_extension(
     assignment = await _assignment(session=session, class_id=class_id, lesson_slug=lesson_slug)
     if assignment is None:
         return False
-    row = await session.scalar(
-        select(DueExtension).where(
-            DueExtension.assignment_id == assignment.id, DueExtension.student_id == student_id
-        )
-    )
+    row = await session.scalar(_extension_of(assignment.id, student_id))
     if row is None:
         return False
     await session.delete(row)
