@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import Literal, Protocol
+from typing import Literal, Protocol, get_args
 
 from app.i18n import N_
 
@@ -27,14 +27,8 @@ State = Literal[
     "not_started",
     "overdue_not_started",
 ]
-STATES: tuple[State, ...] = (
-    "done",
-    "done_late",
-    "in_progress",
-    "overdue_in_progress",
-    "not_started",
-    "overdue_not_started",
-)
+# In that order: the grid's sort (app/classes/grid.py RANK) ranks them by it.
+STATES: tuple[State, ...] = get_args(State)
 LATE_STATES: frozenset[str] = frozenset({"done_late", "overdue_in_progress", "overdue_not_started"})
 DONE_STATES: frozenset[str] = frozenset({"done", "done_late"})
 # Never active: nothing tried, whether the due date passed or not (the grid's filter).
