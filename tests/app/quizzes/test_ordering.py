@@ -479,34 +479,25 @@ async def test_the_page_in_turkish_says_how_far_in_turkish(
 # Content files
 
 
+# The question as written in a content file.
+WRITTEN: dict[str, Any] = {
+    "id": "one-order",
+    "kind": "ordering",
+    "prompt": "Order them.",
+    "lines": LINES,
+    "explanation": "E.",
+}
+
+
 def _problems(tmp_path: Path, **changes: Any) -> list[str]:
-    question = {
-        "id": "one-order",
-        "kind": "ordering",
-        "prompt": "Order them.",
-        "lines": LINES,
-        "explanation": "E.",
-    } | changes
+    question = WRITTEN | changes
     with pytest.raises(ContentError) as caught:
         load_catalog(write_one_lesson(tmp_path / "exercises", [question]))
     return [str(problem) for problem in caught.value.problems]
 
 
 def test_a_well_written_question_loads(tmp_path: Path) -> None:
-    catalog = load_catalog(
-        write_one_lesson(
-            tmp_path / "exercises",
-            [
-                {
-                    "id": "one-order",
-                    "kind": "ordering",
-                    "prompt": "P",
-                    "lines": LINES,
-                    "explanation": "E",
-                }
-            ],
-        )
-    )
+    catalog = load_catalog(write_one_lesson(tmp_path / "exercises", [WRITTEN]))
     assert catalog.lessons[0].questions[0].kind == "ordering"
 
 
@@ -571,14 +562,7 @@ def test_a_bad_line_is_named_by_its_index(tmp_path: Path, line: dict[str, Any], 
 
 def _translated(tmp_path: Path, words: list[dict[str, Any]]) -> list[Any]:
     """The questions loaded with a Turkish `lines` (ContentError if refused)."""
-    question = {
-        "id": "one-order",
-        "kind": "ordering",
-        "prompt": "Order them.",
-        "lines": LINES,
-        "explanation": "E.",
-        "translations": {"tr": {"lines": words}},
-    }
+    question = WRITTEN | {"translations": {"tr": {"lines": words}}}
     return load_catalog(write_one_lesson(tmp_path / "exercises", [question])).lessons[0].questions
 
 
