@@ -90,15 +90,11 @@ async def reveal_answer(
     """Show the student the right answer: the result of their last answer, revealed. Asking
     is recorded (once) when the answer was not shown yet. Raises NothingAnswered before a
     first answer."""
-    last = await session.scalar(
-        select(QuestionAttempt)
-        .where(QuestionAttempt.user_id == user_id, QuestionAttempt.question_id == question.id)
-        .order_by(QuestionAttempt.id.desc())
-        .limit(1)
-    )
+    lasts, standings = await lesson_answers(session=session, user_id=user_id, questions=[question])
+    last = lasts.get(question.id)
     if last is None:
         raise NothingAnswered(question.id)
-    now = await standing(session=session, user_id=user_id, question=question)
+    now = standings[question.id]
     if not now.revealed:
         insert = insert_for(session)
         await session.execute(
