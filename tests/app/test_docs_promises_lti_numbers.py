@@ -1,0 +1,31 @@
+"""The numbers docs/lti.md gives are the code's: change one and the other must follow."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+import pytest
+
+from app.config import REPO_ROOT
+from app.lti import handoff, keys, launch, service
+
+LTI_MD = (REPO_ROOT / "docs" / "lti.md").read_text()
+
+
+@pytest.mark.parametrize(
+    ("in_the_docs", "seconds", "in_the_code"),
+    [
+        ("the old key stays published for 7 days", 7 * 24 * 3600, keys.RETIRED_KEY_PUBLISHED),
+        ("**nonce** for 10 minutes", 600, service.LOGIN_EXPIRES),
+        ("JWKS URL, cached for 10 minutes", 600, keys.PLATFORM_KEYS_TTL_S),
+        ("(60 seconds of clock skew)", 60, launch.CLOCK_SKEW_S),
+        ("signed handoff (5 minutes", 300, handoff.MAX_AGE_S),
+    ],
+)
+def test_the_docs_say_what_the_code_does(
+    in_the_docs: str, seconds: int, in_the_code: timedelta | float
+) -> None:
+    assert in_the_docs in " ".join(LTI_MD.split())
+    if isinstance(in_the_code, timedelta):
+        in_the_code = in_the_code.total_seconds()
+    assert in_the_code == seconds
