@@ -17,9 +17,9 @@ from typing import Any
 
 from app.config import REPO_ROOT
 from tests.browser.conftest import (
-    PASSWORD,
     VisitorFactory,
     create_teacher,
+    log_in,
     playwright_api,
     sign_up,
     unique,
@@ -101,11 +101,7 @@ def test_no_page_scrolls_sideways(visitor_factory: VisitorFactory, server: Web) 
 
     teacher_name = unique("teach")
     create_teacher(server, teacher_name)
-    page = teacher.go("/login")
-    page.fill("#username", teacher_name)
-    page.fill("#password", PASSWORD)
-    page.locator("main form button[type=submit]").click()
-    page.wait_for_url(teacher.base + "/")
+    log_in(teacher, teacher_name)
     page = teacher.go("/classes")
     page.fill("#class-name", f"A class with a rather long name for a phone {unique('')}")
     page.locator("form[action='/classes'] button[type=submit]").click()
