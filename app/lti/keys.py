@@ -105,10 +105,11 @@ class PlatformKeys:
         """The platform's key set if it holds `kid` (fetched again once if it does not);
         None if even a fresh copy does not."""
         cached = self.fetched.get(jwks_url)
-        age = time.monotonic() - cached.at if cached else None
-        if cached is None or (age is not None and age > PLATFORM_KEYS_TTL_S):
+        if cached is None or time.monotonic() - cached.at > PLATFORM_KEYS_TTL_S:
             cached = await self._fetch(jwks_url)
-        elif not _holds(cached.keys, kid) and age is not None and age >= REFRESH_AT_MOST_EVERY_S:
+        elif (
+            not _holds(cached.keys, kid) and time.monotonic() - cached.at >= REFRESH_AT_MOST_EVERY_S
+        ):
             cached = await self._fetch(jwks_url)  # rotated at the platform since
         return cached.keys if _holds(cached.keys, kid) else None
 
