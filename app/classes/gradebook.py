@@ -26,11 +26,9 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from app.classes.due import DONE_STATES, LATE_STATES, STATE_LABELS, LatePolicy
 from app.classes.export import _text
 from app.classes.grid import Cell, Grid
-from app.classes.service import active_members
+from app.classes.service import active_members, live_items
 from app.i18n import current_language, gettext
 from app.models import (
-    Exercise,
-    Question,
     QuestionAttempt,
     Submission,
     SubmissionMode,
@@ -55,20 +53,7 @@ async def lesson_items(
     *, session: AsyncSession, slugs: list[str], language: str
 ) -> list[GradeItem]:
     """The live questions then exercises of each lesson, in the lessons' order."""
-    questions = (
-        await session.scalars(
-            select(Question)
-            .where(Question.lesson_slug.in_(slugs), ~Question.retired)
-            .order_by(Question.position)
-        )
-    ).all()
-    exercises = (
-        await session.scalars(
-            select(Exercise)
-            .where(Exercise.lesson_slug.in_(slugs), ~Exercise.retired)
-            .order_by(Exercise.position)
-        )
-    ).all()
+    questions, exercises = await live_items(session=session, slugs=slugs)
     items: list[GradeItem] = []
     for slug in slugs:
         numbered = [q for q in questions if q.lesson_slug == slug]

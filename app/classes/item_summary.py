@@ -12,12 +12,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.classes.drilldown import AnswerEvent, Event, GaveUpEvent, HintEvent, SubmissionEvent
+from app.classes.service import live_items
 from app.i18n import gettext
-from app.models import Exercise, Question, SubmissionMode, SubmissionStatus, Verdict
+from app.models import SubmissionMode, SubmissionStatus, Verdict
 
 
 @dataclass
@@ -67,20 +67,7 @@ def spent_label(spent: timedelta | None) -> str:
 async def summarize(
     *, session: AsyncSession, lesson_slug: str, events: list[Event], language: str
 ) -> list[ItemSummary]:
-    questions = (
-        await session.scalars(
-            select(Question)
-            .where(Question.lesson_slug == lesson_slug, ~Question.retired)
-            .order_by(Question.position)
-        )
-    ).all()
-    exercises = (
-        await session.scalars(
-            select(Exercise)
-            .where(Exercise.lesson_slug == lesson_slug, ~Exercise.retired)
-            .order_by(Exercise.position)
-        )
-    ).all()
+    questions, exercises = await live_items(session=session, slugs=[lesson_slug])
     rows: dict[str, ItemSummary] = {}
     for number, question in enumerate(questions, start=1):
         label = gettext("Question %(number)s") % {"number": number}

@@ -20,7 +20,9 @@ from app.models import (
     ClassMember,
     Classroom,
     DueExtension,
+    Exercise,
     Lesson,
+    Question,
     User,
     utcnow,
 )
@@ -254,6 +256,23 @@ async def assignments(*, session: AsyncSession, class_id: int) -> list[Assignmen
 
 async def live_lesson(*, session: AsyncSession, slug: str) -> Lesson | None:
     return await session.scalar(select(Lesson).where(Lesson.slug == slug, ~Lesson.retired))
+
+
+async def live_items(
+    *, session: AsyncSession, slugs: list[str]
+) -> tuple[list[Question], list[Exercise]]:
+    """The live questions and exercises of some lessons, each in position order."""
+    questions = await session.scalars(
+        select(Question)
+        .where(Question.lesson_slug.in_(slugs), ~Question.retired)
+        .order_by(Question.position)
+    )
+    exercises = await session.scalars(
+        select(Exercise)
+        .where(Exercise.lesson_slug.in_(slugs), ~Exercise.retired)
+        .order_by(Exercise.position)
+    )
+    return list(questions), list(exercises)
 
 
 async def live_lessons(*, session: AsyncSession) -> list[Lesson]:
