@@ -11,13 +11,8 @@ from pathlib import Path
 import pytest
 
 from app.auth.throttle import LoginLimits, Refusal, TooManyAttempts, one_of_few
-from app.config import Settings
 from tests.conftest import test_settings
 from tests.helpers import unique_name
-
-
-def test_the_default_is_two() -> None:
-    assert Settings.model_fields["login_concurrency_per_user"].default == 2
 
 
 async def test_past_the_limit_a_log_in_is_refused_at_once_for_one_second(tmp_path: Path) -> None:

@@ -9,7 +9,6 @@ import httpx
 from fastapi import FastAPI
 from sqlalchemy import func, select
 
-from app.config import Settings
 from app.models import LoginSession, User
 from tests.helpers import browser_signup, csrf_from
 
@@ -22,10 +21,6 @@ async def _age_sessions(app: FastAPI, username: str, by: timedelta) -> None:
         )
         for row in rows:
             row.created_at -= by
-
-
-def test_the_default_is_fourteen_days() -> None:
-    assert Settings.model_fields["session_max_age_s"].default == 14 * 24 * 3600
 
 
 async def test_a_session_ends_at_its_maximum_age_counted_from_the_log_in(
