@@ -12,8 +12,9 @@ from fastapi.responses import RedirectResponse, Response
 from pydantic import ValidationError
 from sqlalchemy import select
 
-from app.auth import passwords, service, sessions, setup
+from app.auth import service, sessions, setup
 from app.auth.dependencies import OptionalUser, log_in
+from app.auth.pages import credentials_error
 from app.auth.schemas import Credentials, fold_username
 from app.db import SessionDep
 from app.i18n import N_, gettext
@@ -24,9 +25,6 @@ router = APIRouter(include_in_schema=False)
 
 ADMINS_ONLY = N_("Only the site's administrator may do this.")
 FLASH = "admin_flash"
-USERNAME_RULE = N_("Use 3 to 32 characters: lowercase letters, digits, _ . or -.")
-TOO_SHORT = N_("Use at least 8 characters.")
-TOO_LONG = N_("Use at most %(max)s characters.")
 
 
 def _redirect(target: str) -> RedirectResponse:
@@ -161,14 +159,11 @@ async def create_teacher(
     errors: dict[str, str] = {}
     taken = False
     try:
-        credentials = Credentials(username=username.strip(), password=password)
+        # Read as sign-up reads it ("Alice" is "alice"), with the same messages.
+        credentials = Credentials(username=fold_username(username), password=password)
     except ValidationError as exc:
         for error in exc.errors():
-            field = str(error["loc"][0])
-            errors.setdefault(
-                field,
-                gettext(USERNAME_RULE) if field == "username" else _password_error(error["type"]),
-            )
+            errors.setdefault(str(error["loc"][0]), credentials_error(error))
     else:
         try:
             await service.create_user(
@@ -199,15 +194,6 @@ async def create_teacher(
         values={"username": username[:200]},
         status_code=status.HTTP_409_CONFLICT if taken else status.HTTP_422_UNPROCESSABLE_CONTENT,
     )
-
-
-def _password_error(error_type: str) -> str:
-    if error_type == "string_too_long":
-        return gettext(TOO_LONG) % {"max": passwords.MAX_LENGTH}
-    try:
-        return gettext(passwords.MESSAGES[passwords.PasswordProblem(error_type)])
-    except ValueError:
-        return gettext(TOO_SHORT)
 
 
 @router.post("/admin/teachers/promote")

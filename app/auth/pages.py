@@ -47,8 +47,9 @@ def _settings(request: Request) -> Settings:
     return settings
 
 
-def _credentials_error(error: ErrorDetails) -> str:
-    """One field's error on the sign-up form, naming the field and the rule."""
+def credentials_error(error: ErrorDetails) -> str:
+    """One field's error on a form that makes an account (sign-up, the administrator's new
+    teacher), naming the field and the rule."""
     field = error["loc"][0]
     if field == "username":
         label = gettext("Username")
@@ -100,7 +101,7 @@ async def signup(
         credentials = Credentials(username=fold_username(username), password=password)
     except ValidationError as exc:
         for error in exc.errors():
-            errors.setdefault(str(error["loc"][0]), _credentials_error(error))
+            errors.setdefault(str(error["loc"][0]), credentials_error(error))
     else:
         try:
             user = await service.sign_up(
