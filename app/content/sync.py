@@ -14,10 +14,20 @@ from app.submissions import regrade
 Row = TypeVar("Row", bound=Base)
 
 
+async def _rows(session: AsyncSession, model: type[Row], key: str) -> dict[Any, Row]:
+    return {getattr(row, key): row for row in (await session.scalars(select(model))).all()}
+
+
 async def _upsert(
-    session: AsyncSession, model: type[Row], key: str, wanted: dict[str, dict[str, Any]]
+    session: AsyncSession,
+    model: type[Row],
+    key: str,
+    wanted: dict[str, dict[str, Any]],
+    existing: dict[Any, Row] | None = None,
 ) -> None:
-    existing = {getattr(row, key): row for row in (await session.scalars(select(model))).all()}
+    """`existing`: the model's rows by `key`, where the caller has read them already."""
+    if existing is None:
+        existing = await _rows(session, model, key)
     for ident, values in wanted.items():
         row = existing.get(ident)
         if row is None:
@@ -93,11 +103,9 @@ async def sync_catalog(*, session: AsyncSession, catalog: Catalog) -> None:
     await _upsert(session, Track, "slug", tracks)
     await _upsert(session, Lesson, "slug", lessons)
     await _upsert(session, Question, "id", questions)
-    before = {
-        row.id: regrade.exercise_fingerprint(row)
-        for row in (await session.scalars(select(Exercise))).all()
-    }
-    await _upsert(session, Exercise, "id", exercises)
+    current = await _rows(session, Exercise, "id")
+    before = {ident: regrade.exercise_fingerprint(row) for ident, row in current.items()}
+    await _upsert(session, Exercise, "id", exercises, current)
     await _regrade_changed(session, before, exercises)
 
 
