@@ -93,6 +93,13 @@ async def test_excel_dialect_in_turkish_and_the_file_name(
         headers=world.teacher.headers,
     )
     assert renamed.status_code == 200, renamed.text
+    # A late penalty of 25 %: the late student's total is not a whole number.
+    put = await client.put(
+        f"/api/classes/{world.class_id}/assignments/{LESSON}",
+        json={"due_at": s.due.isoformat(), "late_penalty_percent": 25},
+        headers=world.teacher.headers,
+    )
+    assert put.status_code == 200, put.text
     response = await fetch(client, world, "?format=excel&lang=tr")
     raw = response.content
     assert raw.startswith("\ufeff".encode())
@@ -104,8 +111,10 @@ async def test_excel_dialect_in_turkish_and_the_file_name(
     assert late[f"{lesson}: gecikti"] == "evet"
     completed = late[f"{lesson}: tamamlandı"]
     assert completed == (s.due + timedelta(hours=30)).strftime("%Y-%m-%d %H:%M:%S")
-    # A decimal comma in Turkish: the total of two lessons, one done.
-    assert "," in late["Toplam puan %"] or late["Toplam puan %"].isdigit()
+    # A decimal comma in Turkish where the plain CSV has a decimal point.
+    plain = table((await fetch(client, world, "?lang=en")).text)[1][s.people["late"].username]
+    assert "." in plain["Total score %"], plain["Total score %"]
+    assert late["Toplam puan %"] == plain["Total score %"].replace(".", ",")
     disposition = response.headers["content-disposition"]
     assert disposition.startswith('attachment; filename="')
     fallback = disposition.split('filename="')[1].split('"')[0]
