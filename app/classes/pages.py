@@ -25,6 +25,7 @@ from app.classes.attempts import attempts_in, compare, neighbours, previous_atte
 from app.classes.attention import Thresholds, needs_attention
 from app.classes.comments import CommentRefused, add_comment, comments_on
 from app.classes.drilldown import collapse_repeats, exercises_in, filter_events, lesson_events
+from app.classes.due import STATES
 from app.classes.expand import expand_lesson
 from app.classes.grid import (
     FILTER_LABELS,
@@ -612,6 +613,7 @@ async def grid_page(
             "link": _link_maker(request.url.path, params),
             "now": utcnow(),
             "filter_labels": FILTER_LABELS,
+            "states": STATES,
             **_state_context(),
         },
     )
