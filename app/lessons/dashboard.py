@@ -19,6 +19,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.auth.dependencies import OptionalUser
 from app.classes import service as classes
+from app.classes.due import DONE_STATES
 from app.classes.grid import STATE_LABELS, STATE_SYMBOLS
 from app.classes.home import HomeClass, student_home
 from app.classes.service import ClassSummary
@@ -212,7 +213,7 @@ async def build_dashboard(*, session: AsyncSession, user: User, language: str) -
     last = await _last_step(session=session, user_id=user.id, lessons=lessons, language=language)
     # Assignments soonest due first (student_home sorts each class's so; across classes too).
     assigned = sorted(
-        (a for c in home or [] for a in c.assignments if a.state != "done"),
+        (a for c in home or [] for a in c.assignments if a.state not in DONE_STATES),
         key=lambda a: (a.due_at is None, a.due_at or utcnow()),
     )
     target = _lesson_to_continue(rows, last, [a.lesson_slug for a in assigned])
