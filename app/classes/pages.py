@@ -884,9 +884,9 @@ async def attention_page(
     classroom = await teacher_class(request, session, user, class_id)
     if isinstance(classroom, Response):
         return classroom
-    grid = await build_grid(session=session, class_id=class_id)
+    now = utcnow()  # one instant for the grid's states and the idle check
+    grid = await build_grid(session=session, class_id=class_id, now=now)
     thresholds = Thresholds(failed_attempts, idle_days, due_within_days)
-    now = utcnow()
     flagged = await needs_attention(
         session=session, class_id=class_id, grid=grid, thresholds=thresholds, now=now
     )

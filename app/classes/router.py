@@ -532,10 +532,11 @@ async def attention(
     never right) or idle (no activity for `idle_days` while a lesson not done is due within
     `due_within_days` or overdue)."""
     await own_class(session=session, teacher=teacher, class_id=class_id)
-    grid = await build_grid(session=session, class_id=class_id)
+    now = utcnow()  # one instant for the grid's states and the idle check
+    grid = await build_grid(session=session, class_id=class_id, now=now)
     limits_ = Thresholds(failed_attempts, idle_days, due_within_days)
     flagged = await needs_attention(
-        session=session, class_id=class_id, grid=grid, thresholds=limits_, now=utcnow()
+        session=session, class_id=class_id, grid=grid, thresholds=limits_, now=now
     )
     return AttentionOut(
         failed_attempts=failed_attempts,
