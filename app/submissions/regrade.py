@@ -240,11 +240,6 @@ async def preview(*, session: AsyncSession, regrade: Regrade, teacher_id: int) -
     )
 
 
-async def class_ids_of(*, session: AsyncSession, teacher_id: int) -> set[int]:
-    rows = await session.scalars(select(Classroom.id).where(Classroom.teacher_id == teacher_id))
-    return set(rows.all())
-
-
 async def apply(*, session: AsyncSession, regrade: Regrade, user_id: int | None) -> int:
     """Record the new runs beside the old ones (submission_runs rows marked with the
     regrade), make them the submissions' runs, verdicts and details (progress reads those),
