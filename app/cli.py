@@ -19,10 +19,12 @@ def _serve(settings: Settings, args: argparse.Namespace) -> int:
 
     from app.main import create_app
 
+    if args.port:  # the port served is the one absolute URLs name (without PUBLIC_BASE_URL)
+        settings = settings.model_copy(update={"port": args.port})
     uvicorn.run(
         create_app(settings),
         host=args.host,
-        port=args.port or settings.port,
+        port=settings.port,
         proxy_headers=True,
         log_level="info",
         timeout_graceful_shutdown=10,
