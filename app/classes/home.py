@@ -24,6 +24,10 @@ class HomeAssignment:
     state: str
     extended: bool = False
 
+    @property
+    def done(self) -> bool:
+        return self.state in DONE_STATES
+
 
 @dataclass
 class HomeClass:
@@ -52,13 +56,14 @@ async def student_home(*, session: AsyncSession, user: User) -> list[HomeClass]:
                     HomeAssignment(
                         a.lesson_slug,
                         a.title,
-                        effective_due(a.due_at, a.extended_to),
-                        state_of(cells[a.lesson_slug], effective_due(a.due_at, a.extended_to), now),
+                        due,
+                        state_of(cells[a.lesson_slug], due, now),
                         extended=a.extended_to is not None,
                     )
                     for a in c.assignments
+                    for due in [effective_due(a.due_at, a.extended_to)]
                 ),
-                key=lambda a: (a.state in DONE_STATES, a.due_at or far),
+                key=lambda a: (a.done, a.due_at or far),
             ),
         )
         for c in classes
