@@ -62,17 +62,6 @@ def correct_answer(question: Question) -> list[str]:
     return [] if found is None else found.correct_in_words(question.public, question.key)
 
 
-def error_type(stderr: str) -> str | None:
-    """The exception named on the last non-empty line of stderr, e.g. "RuntimeError"."""
-    for line in reversed(stderr.splitlines()):
-        line = line.strip()
-        if not line:
-            continue
-        match = _ERROR_LINE.match(line)
-        return match.group(1) if match else None
-    return None
-
-
 def error_summary(stderr: str) -> str | None:
     """The last line of a traceback with what varies between runs replaced (addresses by
     0x…, numbers by N), so one mistake makes one group and two different mistakes of the

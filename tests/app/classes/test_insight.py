@@ -7,7 +7,7 @@ from datetime import timedelta
 import httpx
 import pytest
 
-from app.classes.answers import error_type, failure_label
+from app.classes.answers import error_summary, failure_label
 from app.db import Database
 from app.models import utcnow
 from tests.app.classes.conftest import (
@@ -150,8 +150,12 @@ async def test_insight_of_an_empty_class(client: httpx.AsyncClient, world: World
         ("", None),
     ],
 )
-def test_error_type_comes_from_the_last_line_of_stderr(stderr: str, expected: str | None) -> None:
-    assert error_type(stderr) == expected
+def test_an_error_is_named_by_the_last_line_of_stderr(stderr: str, expected: str | None) -> None:
+    summary = error_summary(stderr)
+    if expected is None:
+        assert summary is None
+    else:
+        assert summary is not None and summary.split(":")[0] == expected
 
 
 def test_failure_labels() -> None:
