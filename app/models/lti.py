@@ -2,13 +2,14 @@
 keys, logins in flight, and the LMS users and courses linked to accounts and classes.
 
 An LMS user is known by issuer + subject (the LTI spec makes `sub` unique per issuer), an
-LMS course by issuer + context id."""
+LMS course by issuer + context id. LTI Advantage adds the platforms' gradebook columns
+(line items) the tool sends scores to, and the outbox of scores not yet delivered."""
 
 from __future__ import annotations
 
 from datetime import datetime
 
-from sqlalchemy import ForeignKey, String, Text, UniqueConstraint
+from sqlalchemy import Float, ForeignKey, Integer, String, Text, UniqueConstraint
 from sqlalchemy.orm import Mapped, mapped_column
 
 from app.models.base import Base, utcnow
@@ -87,3 +88,62 @@ class LtiContext(Base):
     context_id: Mapped[str] = mapped_column(String(255))
     class_id: Mapped[int] = mapped_column(ForeignKey("classes.id", ondelete="CASCADE"), index=True)
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
+    # Names and Role Provisioning Services: the platform whose launch named the roster URL.
+    platform_id: Mapped[int | None] = mapped_column(
+        ForeignKey("lti_platforms.id", ondelete="SET NULL"), default=None
+    )
+    memberships_url: Mapped[str | None] = mapped_column(String(URL_LENGTH), default=None)
+    roster_synced_at: Mapped[datetime | None] = mapped_column(default=None)
+
+
+class LtiLineItem(Base):
+    """A column of a platform's gradebook (its AGS line item URL), for a lesson or for one
+    exercise of it (`exercise_id`), learnt from launches whose link carries it."""
+
+    __tablename__ = "lti_line_items"
+    __table_args__ = (UniqueConstraint("platform_id", "url"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    platform_id: Mapped[int] = mapped_column(ForeignKey("lti_platforms.id", ondelete="CASCADE"))
+    url: Mapped[str] = mapped_column(String(URL_LENGTH))
+    lesson_slug: Mapped[str] = mapped_column(String(80), index=True)
+    exercise_id: Mapped[str | None] = mapped_column(String(80), default=None)
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+
+
+class LtiLineItemLearner(Base):
+    """A user who launched through a link with this line item: their scores go to it."""
+
+    __tablename__ = "lti_line_item_learners"
+    __table_args__ = (UniqueConstraint("line_item_id", "user_id"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    line_item_id: Mapped[int] = mapped_column(ForeignKey("lti_line_items.id", ondelete="CASCADE"))
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"), index=True)
+    subject: Mapped[str] = mapped_column(String(255))
+
+
+class LtiScore(Base):
+    """The outbox: a score for a line item, written in the same transaction as the progress
+    that made it, and delivered afterwards (app/lti/outbox.py), oldest first, until the
+    platform takes it. `sent_at` set: delivered; `failed_at` set: the platform refused it
+    for good (the reason in `last_error`)."""
+
+    __tablename__ = "lti_scores"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    line_item_id: Mapped[int] = mapped_column(
+        ForeignKey("lti_line_items.id", ondelete="CASCADE"), index=True
+    )
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"), index=True)
+    subject: Mapped[str] = mapped_column(String(255))
+    score_given: Mapped[float] = mapped_column(Float)
+    activity_progress: Mapped[str] = mapped_column(String(20))
+    grading_progress: Mapped[str] = mapped_column(String(20))
+    timestamp: Mapped[datetime]
+    attempts: Mapped[int] = mapped_column(Integer, default=0)
+    next_attempt_at: Mapped[datetime] = mapped_column(default=utcnow)
+    claimed_until: Mapped[datetime | None] = mapped_column(default=None)
+    sent_at: Mapped[datetime | None] = mapped_column(default=None, index=True)
+    failed_at: Mapped[datetime | None] = mapped_column(default=None)
+    last_error: Mapped[str | None] = mapped_column(String(300), default=None)
