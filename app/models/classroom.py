@@ -43,6 +43,10 @@ class ClassMember(Base):
     student_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"))
     joined_at: Mapped[datetime] = mapped_column(default=utcnow)
     removed_at: Mapped[datetime | None] = mapped_column(default=None)
+    # The school's number for the student, set by the teacher: per membership, because it
+    # belongs to the school the class is in (one student, two schools, two numbers), and a
+    # teacher edits their own roster, never the student's account.
+    student_number: Mapped[str | None] = mapped_column(String(32), default=None)
 
 
 class ClassAssignment(Base):

@@ -3,10 +3,19 @@ from __future__ import annotations
 from datetime import datetime
 
 from sqlalchemy import BigInteger, ForeignKey, Index, String
+from sqlalchemy.engine.default import DefaultExecutionContext
 from sqlalchemy.orm import Mapped, mapped_column
 
 from app.models.base import Base, state_column_type, utcnow
 from app.models.states import Role
+
+DISPLAY_NAME_MAX = 80
+EMAIL_MAX = 254
+
+
+def _named_after_username(context: DefaultExecutionContext) -> str:
+    """An account made without a display name is shown by its username."""
+    return str(context.get_current_parameters()["username"])
 
 
 class User(Base):
@@ -14,6 +23,15 @@ class User(Base):
 
     id: Mapped[int] = mapped_column(primary_key=True)
     username: Mapped[str] = mapped_column(String(32), unique=True)
+    # The name people see (any script, "Şükrü Öztürk"); the username stays the log-in.
+    display_name: Mapped[str] = mapped_column(
+        String(DISPLAY_NAME_MAX), default=_named_after_username, server_default=""
+    )
+    # Only accounts a teacher's roster import made by e-mail carry one (lowercase): a second
+    # import of the same list finds them instead of making them again.
+    email: Mapped[str | None] = mapped_column(
+        String(EMAIL_MAX), index=True, unique=True, default=None
+    )
     password_hash: Mapped[str] = mapped_column(String(255))
     role: Mapped[Role] = mapped_column(state_column_type(Role, 16), default=Role.STUDENT)
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
@@ -56,3 +74,18 @@ class LoginFailure(Base):
     username: Mapped[str] = mapped_column(String(64))
     client: Mapped[str] = mapped_column(String(64))
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
+
+
+class PasswordLink(Base):
+    """A one-time set-password link: how an account a teacher's roster import made gets its
+    first password (app/auth/password_links.py). Only the link token's digest is kept."""
+
+    __tablename__ = "password_links"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"), index=True)
+    token_hash: Mapped[str] = mapped_column(String(64), unique=True)
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+    expires_at: Mapped[datetime]
+    # Set when the link is used: a link works once.
+    used_at: Mapped[datetime | None] = mapped_column(default=None)
