@@ -10,6 +10,12 @@ after the run (verdict `memory_limit`) and removes the cgroup.
 cgroup v2 is used where the host delegates the memory and pids controllers to us (systemd
 `Delegate=yes`, Docker `--cgroupns=private` with a writable /sys/fs/cgroup); otherwise the v1
 `memory`, `pids` (and `cpu`) hierarchies, as on hosts that still mount v1.
+
+Runs go below the grader's own cgroup, or below `GRADER_CGROUP_PARENT` where the host hands the
+grader a cgroup other than its own: a Docker worker cannot write the cgroup Docker makes for
+it, so root makes one beside it and hands it over (`python -m grader.cgroups delegate`, run by
+the compose file's one-shot `cgroups` service) and the worker is started in it
+(`cgroup_parent`).
 """
 
 from __future__ import annotations
@@ -19,6 +25,8 @@ import errno
 import itertools
 import logging
 import os
+import re
+import socket
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -33,6 +41,8 @@ HEADROOM_MB = 64
 CPU_WEIGHT_V2 = 100  # the default: every run counts as one task, however many threads it has
 CPU_SHARES_V1 = 1024
 PREFIX = "tensorcamp-grader-"
+PARENT_ENV = "GRADER_CGROUP_PARENT"
+CONTROLLERS = ("memory", "pids", "cpu")
 _counter = itertools.count()
 
 
@@ -106,6 +116,8 @@ class Cgroups:
     def __init__(self, version: int, parents: dict[str, Path]):
         self.version = version
         self.parents = parents  # controller (or "unified") -> our parent directory
+        # Below a delegated parent: the directory of this host (container) there, if ours.
+        self.hosts: list[Path] = []
         self._lock = threading.Lock()
         self._leftovers: list[RunCgroup] = []
 
@@ -167,6 +179,9 @@ class Cgroups:
                     child.rmdir()
             with contextlib.suppress(OSError):
                 parent.rmdir()
+        for host in self.hosts:  # busy while another grader of this host still uses it
+            with contextlib.suppress(OSError):
+                host.rmdir()
 
 
 # --- setting up ---------------------------------------------------------------------------------
@@ -183,39 +198,96 @@ def _own_cgroups() -> dict[str, str]:
     return paths
 
 
-def _mounts() -> list[tuple[str, str, set[str]]]:
-    """(mount point, filesystem type, super options) of each cgroup filesystem."""
+@dataclass(frozen=True)
+class _Mount:
+    point: str  # where it is mounted
+    root: str  # which cgroup of the hierarchy it shows there
+    fstype: str
+    options: frozenset[str]
+
+    def path_of(self, cgroup: str) -> Path | None:
+        """Where `cgroup` (as /proc/self/cgroup names it) is in this mount, if it is."""
+        root = self.root.rstrip("/")
+        if cgroup != root and not cgroup.startswith(root + "/"):
+            return None
+        return Path(self.point + cgroup[len(root) :].rstrip("/"))
+
+
+def _mounts() -> list[_Mount]:
+    """Every cgroup filesystem mounted here. A container often shows only its own cgroup (the
+    mount's root) where /proc/self/cgroup names the full path, so both are kept."""
     found = []
     with open("/proc/self/mountinfo") as handle:
         for line in handle:
             left, _, right = line.partition(" - ")
             fstype, _source, options = [*right.split(), "", ""][:3]
             if fstype in ("cgroup", "cgroup2"):
-                found.append((left.split()[4], fstype, set(options.split(","))))
+                fields = left.split()
+                found.append(_Mount(fields[4], fields[3], fstype, frozenset(options.split(","))))
     return found
 
 
+def _locate(cgroup: str, mounts: Sequence[_Mount]) -> Path | None:
+    return next((path for m in mounts if (path := m.path_of(cgroup)) is not None), None)
+
+
+def _delegated_parent() -> str | None:
+    """GRADER_CGROUP_PARENT: a cgroup the host made for the grader's runs, if not its own."""
+    value = os.environ.get(PARENT_ENV, "").strip()
+    if not value:
+        return None
+    if not value.startswith("/") or ".." in value.split("/"):
+        raise CgroupUnavailable(
+            f"{PARENT_ENV} must be a cgroup path such as /tensorcamp.slice, not {value!r}"
+        )
+    return value.rstrip("/") or "/"
+
+
+def _host_dir(delegated: Path) -> Path:
+    """This host's own directory below a delegated parent that several containers share: the
+    names of the graders' directories hold pids, which only mean something within one host."""
+    name = re.sub(r"[^A-Za-z0-9_.-]", "_", socket.gethostname()) or "host"
+    directory = delegated / f"host-{name}"
+    directory.mkdir(exist_ok=True)
+    return directory
+
+
 def _setup_v2() -> Cgroups:
-    mount = next((point for point, fstype, _ in _mounts() if fstype == "cgroup2"), None)
+    mounts = [m for m in _mounts() if m.fstype == "cgroup2"]
     own = _own_cgroups().get("")
-    if mount is None or own is None:
+    if not mounts or own is None:
         raise CgroupUnavailable("cgroup v2: not mounted")
-    base = Path(mount + own.rstrip("/")) if own != "/" else Path(mount)
+    delegated = _delegated_parent()
+    if delegated is not None and own != delegated and not own.startswith(delegated + "/"):
+        # A process may only be moved within a subtree whose cgroup.procs its mover may write.
+        raise CgroupUnavailable(
+            f"cgroup v2: the grader's cgroup {own} is not inside {PARENT_ENV}={delegated}"
+        )
+    base = _locate(delegated or own, mounts)
+    if base is None:
+        raise CgroupUnavailable(f"cgroup v2: {delegated or own} is not visible here")
     available = set((_read(base / "cgroup.controllers") or "").split())
     if not {"memory", "pids"} <= available:
         raise CgroupUnavailable(
             f"cgroup v2: the memory and pids controllers are not delegated to {base}"
         )
-    wanted = [name for name in ("memory", "pids", "cpu") if name in available]
+    wanted = [name for name in CONTROLLERS if name in available]
+    hosts: list[Path] = []
     try:
         _enable_controllers(base, wanted)
+        if delegated is not None:
+            base = _host_dir(base)
+            hosts.append(base)
+            _enable_controllers(base, wanted)
         parent = base / f"{PREFIX}{os.getpid()}-{next(_counter)}"
         _sweep_stale(base)
         parent.mkdir()
         _write(parent / "cgroup.subtree_control", " ".join(f"+{name}" for name in wanted))
     except OSError as exc:
         raise CgroupUnavailable(f"cgroup v2: cannot use {base}: {exc}") from None
-    return Cgroups(2, {"unified": parent})
+    cgroups = Cgroups(2, {"unified": parent})
+    cgroups.hosts = hosts
+    return cgroups
 
 
 def _enable_controllers(base: Path, wanted: Sequence[str]) -> None:
@@ -239,32 +311,108 @@ def _enable_controllers(base: Path, wanted: Sequence[str]) -> None:
 
 def _setup_v1() -> Cgroups:
     own = _own_cgroups()
-    points: dict[str, str] = {}
-    for point, fstype, options in _mounts():
-        if fstype == "cgroup":
-            for controller in ("memory", "pids", "cpu"):
-                if controller in options:
-                    points.setdefault(controller, point)
-    missing = [name for name in ("memory", "pids") if name not in points or name not in own]
+    delegated = _delegated_parent()
+    bases: dict[str, Path] = {}
+    for controller in CONTROLLERS:
+        mounts = [m for m in _mounts() if m.fstype == "cgroup" and controller in m.options]
+        wanted = delegated or own.get(controller)
+        base = _locate(wanted, mounts) if wanted is not None else None
+        if base is not None:
+            bases[controller] = base
+    missing = [name for name in ("memory", "pids") if name not in bases]
     if missing:
-        raise CgroupUnavailable(f"cgroup v1: no {' or '.join(missing)} hierarchy")
+        raise CgroupUnavailable(
+            f"cgroup v1: no {' or '.join(missing)} hierarchy"
+            + (f" showing {PARENT_ENV}={delegated}" if delegated else "")
+        )
     parents: dict[str, Path] = {}
+    hosts: list[Path] = []
     name = f"{PREFIX}{os.getpid()}-{next(_counter)}"
     try:
-        for controller in ("memory", "pids", "cpu"):
-            if controller not in points or controller not in own:
-                continue
-            base = Path(points[controller] + own[controller].rstrip("/"))
+        for controller, base in bases.items():
+            if delegated is not None:
+                base = _host_dir(base)
+                hosts.append(base)
             _sweep_stale(base)
             parent = base / name
             parent.mkdir()
             parents[controller] = parent
     except OSError as exc:
-        for parent in parents.values():
+        for directory in [*parents.values(), *hosts]:
             with contextlib.suppress(OSError):
-                parent.rmdir()
+                directory.rmdir()
         raise CgroupUnavailable(f"cgroup v1: cannot create cgroups: {exc}") from None
-    return Cgroups(1, parents)
+    cgroups = Cgroups(1, parents)
+    cgroups.hosts = hosts
+    return cgroups
+
+
+# --- handing a cgroup to the grader (run by root, once per boot) --------------------------------
+
+# What a delegatee writes in the cgroup it is given (cgroups(7), "Cgroup delegation"); v1 has
+# `tasks` beside `cgroup.procs`. Limits stay root's: the grader only sets those of its runs.
+_DELEGATED_FILES = {
+    2: ("cgroup.procs", "cgroup.subtree_control", "cgroup.threads"),
+    1: ("cgroup.procs", "tasks"),
+}
+
+
+def delegate(cgroup: str, uid: int, gid: int) -> str:
+    """Make `cgroup` (a path such as /tensorcamp.slice) in the hierarchies a grader uses and
+    hand it to uid:gid, so that a grader running as that user makes its runs' cgroups there
+    (GRADER_CGROUP_PARENT). Needs root (CAP_CHOWN) and the host's cgroup filesystems, mounted
+    as the host sees them; says what it did."""
+    if not cgroup.startswith("/") or cgroup == "/" or ".." in cgroup.split("/"):
+        raise CgroupUnavailable(f"not a cgroup below the root: {cgroup!r}")
+    top = [m for m in _mounts() if m.root == "/"]
+    unified = next((m for m in top if m.fstype == "cgroup2"), None)
+    if unified is not None:
+        available = set((_read(Path(unified.point) / "cgroup.controllers") or "").split())
+        if {"memory", "pids"} <= available:
+            wanted = [name for name in CONTROLLERS if name in available]
+            directory = Path(unified.point)
+            # Every cgroup on the way down hands the controllers on to the next.
+            for part in cgroup.strip("/").split("/"):
+                _hand_on(directory, wanted)
+                directory = directory / part
+                directory.mkdir(exist_ok=True)
+            _hand_on(directory, wanted)
+            _hand_over(directory, _DELEGATED_FILES[2], uid, gid)
+            return f"cgroup v2 ({', '.join(wanted)}): {directory}"
+    done = []
+    for controller in CONTROLLERS:
+        mount = next((m for m in top if m.fstype == "cgroup" and controller in m.options), None)
+        if mount is None:
+            if controller == "cpu":
+                continue
+            raise CgroupUnavailable(
+                f"no cgroup v2 with the memory and pids controllers, and no v1 {controller} "
+                "hierarchy mounted (is the host's /sys/fs/cgroup mounted here?)"
+            )
+        directory = Path(mount.point + cgroup)
+        directory.mkdir(parents=True, exist_ok=True)
+        _hand_over(directory, _DELEGATED_FILES[1], uid, gid)
+        done.append(str(directory))
+    return f"cgroup v1: {', '.join(done)}"
+
+
+def _hand_on(directory: Path, controllers: Sequence[str]) -> None:
+    """Enable `controllers` for the children of a cgroup (never moving anyone's processes)."""
+    if set(controllers) <= set((_read(directory / "cgroup.subtree_control") or "").split()):
+        return
+    try:
+        _write(directory / "cgroup.subtree_control", " ".join(f"+{n}" for n in controllers))
+    except OSError as exc:
+        raise CgroupUnavailable(
+            f"cannot enable {' '.join(controllers)} in {directory}: {exc}"
+        ) from None
+
+
+def _hand_over(directory: Path, files: Sequence[str], uid: int, gid: int) -> None:
+    os.chown(directory, uid, gid)
+    for name in files:
+        if (directory / name).exists():
+            os.chown(directory / name, uid, gid)
 
 
 def _sweep_stale(base: Path) -> None:
