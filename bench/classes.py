@@ -144,6 +144,11 @@ def answers_for(question: dict[str, Any], right: bool, rng: random.Random) -> An
         return [
             rng.choice(["range", "2", "zeros"]) if i == slip else a for i, a in enumerate(answers)
         ]
+    if question["kind"] == "predict_output":
+        return key["answer"] if right else rng.choice(["tensor([1, 2])", "2", "None"])
+    if question["kind"] == "ordering":
+        lines = [{"id": i, "indent": key["indents"].get(i, 0)} for i in key["order"]]
+        return lines if right else lines[::-1]
     pairs = dict(key["pairs"])
     if right:
         return pairs
