@@ -23,8 +23,8 @@ from app.auth import router as auth_router
 from app.auth.dependencies import SESSION_COOKIE, require_csrf
 from app.auth.secret_key import session_secret
 from app.auth.setup import announce_setup_token
+from app.classes import output_hint_pages, output_hint_router, regrade_pages, roster_pages
 from app.classes import pages as class_pages
-from app.classes import regrade_pages
 from app.classes import router as class_router
 from app.config import REPO_ROOT, Settings, get_settings
 from app.content import ContentError, load_catalog, sync_catalog
@@ -160,6 +160,9 @@ def create_app(settings: Settings | None = None, database: Database | None = Non
         app.include_router(module.router, dependencies=csrf)
     app.include_router(regrade_router.router, dependencies=csrf)
     app.include_router(regrade_pages.router, dependencies=csrf)
+    app.include_router(output_hint_router.router, dependencies=csrf)
+    app.include_router(output_hint_pages.router, dependencies=csrf)
+    app.include_router(roster_pages.router, dependencies=csrf)
     for module in (
         auth_pages,
         auth_admin,

@@ -75,6 +75,7 @@ class PageUser:
     username: str
     role: Role
     created_at: datetime
+    display_name: str = ""
 
 
 async def optional_user(request: Request, background: BackgroundTasks) -> User | None:
@@ -84,7 +85,9 @@ async def optional_user(request: Request, background: BackgroundTasks) -> User |
     async with database.sessionmaker() as reader:
         user = await _resolve_user(request, reader, background)
     request.state.user = (
-        PageUser(user.id, user.username, user.role, user.created_at) if user else None
+        PageUser(user.id, user.username, user.role, user.created_at, user.display_name)
+        if user
+        else None
     )
     return user
 

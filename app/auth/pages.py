@@ -9,7 +9,7 @@ from pydantic import ValidationError
 from pydantic_core import ErrorDetails
 
 from app import forms, limits
-from app.auth import passwords, service, sessions, tokens
+from app.auth import password_links, passwords, service, sessions, tokens
 from app.auth.arrival import arrival, safe_next
 from app.auth.dependencies import OptionalUser, client_address, log_in, log_out, session_key
 from app.auth.router import BAD_LOGIN, DISABLED
@@ -17,6 +17,7 @@ from app.auth.schemas import (
     USERNAME_MAX,
     USERNAME_PATTERN,
     Credentials,
+    ProfileUpdate,
     TokenRequest,
     fold_username,
 )
@@ -51,6 +52,8 @@ def credentials_error(error: ErrorDetails) -> str:
     """One field's error on a form that makes an account (sign-up, the administrator's new
     teacher), naming the field and the rule."""
     field = error["loc"][0]
+    if field == "display_name":
+        return display_name_error(error)
     if field == "username":
         label = gettext("Username")
         given = error.get("input")
@@ -63,6 +66,13 @@ def credentials_error(error: ErrorDetails) -> str:
     if problem is not None:
         return gettext(passwords.MESSAGES[problem])
     return forms.describe(gettext("Password"), error)
+
+
+def display_name_error(error: ErrorDetails) -> str:
+    label = gettext("Display name")
+    if error["type"] == "display_name_control":
+        return gettext("%(field)s: use letters, not control characters.") % {"field": label}
+    return forms.describe(label, error)
 
 
 async def _start(request: Request, session: SessionDep, user: User) -> None:
@@ -89,6 +99,7 @@ async def signup(
     # No length caps here: the schema names the rule (the body limit bounds the rest).
     username: Annotated[str, Form()] = "",
     password: Annotated[str, Form()] = "",
+    display_name: Annotated[str, Form()] = "",
     next: Annotated[str, Form(max_length=500)] = "/",
     why: Annotated[str, Form(max_length=20)] = "",
 ) -> Response:
@@ -97,8 +108,12 @@ async def signup(
     taken = False
     try:
         # The form folds capitals ("Alice" is "alice", as at log-in); the API takes only
-        # lowercase, as its contract says.
-        credentials = Credentials(username=fold_username(username), password=password)
+        # lowercase, as its contract says. An empty name is the username.
+        credentials = Credentials(
+            username=fold_username(username),
+            password=password,
+            display_name=display_name if display_name.strip() else None,
+        )
     except ValidationError as exc:
         for error in exc.errors():
             errors.setdefault(str(error["loc"][0]), credentials_error(error))
@@ -111,6 +126,7 @@ async def signup(
                 client=client_address(request),
                 username=credentials.username,
                 password=credentials.password,
+                display_name=credentials.display_name,
             )
         except limits.LimitReached as exc:
             # The form again with what was typed (but the password), and when to try again.
@@ -122,6 +138,7 @@ async def signup(
                     "errors": {},
                     "error": gettext(exc.limit.message) % {"seconds": exc.retry_after_s},
                     "username": username,
+                    "display_name": display_name,
                 },
                 status_code=status.HTTP_429_TOO_MANY_REQUESTS,
             )
@@ -137,9 +154,62 @@ async def signup(
         request,
         "auth/signup.html",
         # What was typed comes back, except the password.
-        {**arrived.context, "errors": errors, "username": username},
+        {**arrived.context, "errors": errors, "username": username, "display_name": display_name},
         status_code=status.HTTP_409_CONFLICT if taken else status.HTTP_422_UNPROCESSABLE_CONTENT,
     )
+
+
+@router.get("/set-password/{token}")
+async def set_password_form(token: str, request: Request, session: SessionDep) -> Response:
+    """A one-time link a teacher's roster import made: the account's first password."""
+    owner = await password_links.link_owner(session=session, token=token[:100])
+    return _set_password_page(request, owner, token)
+
+
+def _set_password_page(
+    request: Request,
+    owner: User | None,
+    token: str,
+    error: str = "",
+    status_code: int = status.HTTP_200_OK,
+) -> Response:
+    if owner is None:
+        status_code = status.HTTP_404_NOT_FOUND
+    return render(
+        request,
+        "auth/set_password.html",
+        {"owner": owner, "token": token, "error": error},
+        status_code=status_code,
+    )
+
+
+@router.post("/set-password/{token}")
+async def set_password_with_link(
+    token: str,
+    request: Request,
+    session: SessionDep,
+    password: Annotated[str, Form()] = "",
+) -> Response:
+    owner = await password_links.link_owner(session=session, token=token[:100])
+    if owner is None:
+        return _set_password_page(request, None, token)
+    error = forms.length_error(
+        gettext("Password"),
+        password,
+        min_length=passwords.MIN_LENGTH,
+        max_length=passwords.MAX_LENGTH,
+    )
+    if not error and (problem := passwords.problem(password, username=owner.username)):
+        error = gettext(passwords.MESSAGES[problem])
+    if error:
+        return _set_password_page(
+            request, owner, token, error, status.HTTP_422_UNPROCESSABLE_CONTENT
+        )
+    user = await password_links.use_link(session=session, token=token[:100], password=password)
+    if user is None:  # used by another request meanwhile
+        return _set_password_page(request, None, token)
+    await _start(request, session, user)
+    return _redirect("/")
 
 
 @router.get("/login")
@@ -253,6 +323,7 @@ async def _account(
             "tokens": await tokens.list_tokens(session=session, user_id=user.id),
             "token_days": sorted({*TOKEN_DAYS, _settings(request).api_token_days}),
             "default_days": _settings(request).api_token_days,
+            "name_saved": request.session.pop("account_name_saved", False),
         },
         status_code=status_code,
     )
@@ -263,6 +334,31 @@ async def account(request: Request, session: SessionDep, user: OptionalUser) -> 
     if user is None:
         return _login_redirect(request)
     return await _account(request, session, user)
+
+
+@router.post("/account/name")
+async def display_name_form(
+    request: Request,
+    session: SessionDep,
+    user: OptionalUser,
+    display_name: Annotated[str, Form()] = "",
+) -> Response:
+    if user is None:
+        return _login_redirect(request)
+    try:
+        wanted = ProfileUpdate(display_name=display_name)
+    except ValidationError as exc:
+        return await _account(
+            request,
+            session,
+            user,
+            errors={"display_name": display_name_error(exc.errors()[0])},
+            values={"display_name": display_name},
+            status_code=status.HTTP_422_UNPROCESSABLE_CONTENT,
+        )
+    await service.set_display_name(session=session, user=user, display_name=wanted.display_name)
+    request.session["account_name_saved"] = True
+    return _redirect("/account")
 
 
 @router.post("/account/tokens")

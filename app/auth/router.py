@@ -9,6 +9,7 @@ from app.auth.dependencies import CurrentUser, client_address, log_out
 from app.auth.schemas import (
     Credentials,
     LoginRequest,
+    ProfileUpdate,
     Registered,
     TokenCreated,
     TokenInfo,
@@ -52,6 +53,7 @@ async def register(body: Credentials, request: Request, session: SessionDep) -> 
             client=client_address(request),
             username=body.username,
             password=body.password,
+            display_name=body.display_name,
         )
     except limits.LimitReached as exc:
         raise too_many(str(exc), exc.retry_after_s) from None
@@ -101,6 +103,13 @@ async def token(
 
 @router.get("/api/me")
 async def me(user: CurrentUser) -> UserOut:
+    return UserOut.model_validate(user)
+
+
+@router.patch("/api/me")
+async def update_me(body: ProfileUpdate, user: CurrentUser, session: SessionDep) -> UserOut:
+    """Change the caller's display name (1–80 characters of any script)."""
+    await service.set_display_name(session=session, user=user, display_name=body.display_name)
     return UserOut.model_validate(user)
 
 

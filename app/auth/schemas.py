@@ -1,9 +1,11 @@
 from __future__ import annotations
 
+import unicodedata
 from datetime import datetime
 from typing import Annotated
 
 from pydantic import (
+    AfterValidator,
     BaseModel,
     ConfigDict,
     Field,
@@ -16,6 +18,7 @@ from pydantic_core import PydanticCustomError
 
 from app.auth import passwords
 from app.models import Role
+from app.models.user import DISPLAY_NAME_MAX
 
 
 def fold_username(name: str) -> str:
@@ -26,6 +29,43 @@ def fold_username(name: str) -> str:
     name = name.strip()
     return name.lower() if name.isascii() else name
 
+
+# Turkish's dotless ı has no decomposition: it is an i without its dot, as İ (which NFKD
+# splits into I and a combining dot) is an I with one.
+_SEARCH_LETTERS = str.maketrans({"ı": "i", "ø": "o", "đ": "d", "ł": "l", "æ": "ae", "œ": "oe"})
+
+
+def fold_for_search(text: str) -> str:
+    """Text as search compares it: without accents, in lowercase, with Turkish's four i's
+    (i, I, İ, ı) one letter, so "sahin" finds "Şahin" and "isik" finds "IŞIK" and "ışık".
+    Every search of people (the progress grid, the roster) folds both sides with this."""
+    decomposed = unicodedata.normalize("NFKD", text.translate(_SEARCH_LETTERS))
+    bare = "".join(ch for ch in decomposed if not unicodedata.combining(ch))
+    return bare.casefold().translate(_SEARCH_LETTERS).strip()
+
+
+# Direction overrides and isolates: they would turn the text after a name around.
+_BIDI_CONTROLS = frozenset("\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
+
+
+def _display_name(name: str) -> str:
+    """Composed (NFC: "Ş" is one character however it was typed), white space collapsed to
+    single spaces; control characters are refused (a name is shown on one line in every
+    teacher's table), joiners are kept (Persian and Indic names need them)."""
+    name = " ".join(unicodedata.normalize("NFC", name).split())
+    if any(
+        unicodedata.category(ch) in ("Cc", "Cs", "Co", "Cn") or ch in _BIDI_CONTROLS for ch in name
+    ):
+        raise PydanticCustomError("display_name_control", "Use letters, not control characters.")
+    return name
+
+
+# 1-80 characters of any script ("Şükrü Öztürk", "李小龙"); it defaults to the username.
+DisplayName = Annotated[
+    str,
+    StringConstraints(strip_whitespace=True, min_length=1, max_length=DISPLAY_NAME_MAX),
+    AfterValidator(_display_name),
+]
 
 USERNAME_PATTERN = r"^[a-z0-9_.-]+$"
 USERNAME_MAX = 32
@@ -40,6 +80,7 @@ class Credentials(BaseModel):
 
     username: Username
     password: Password
+    display_name: DisplayName | None = None
 
     @field_validator("password")
     @classmethod
@@ -62,7 +103,16 @@ class UserOut(BaseModel):
 
     id: int
     username: str
+    display_name: str
     role: Role
+
+
+class ProfileUpdate(BaseModel):
+    """What an account's owner may change of their profile (`PATCH /api/me`)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    display_name: DisplayName
 
 
 class Registered(BaseModel):

@@ -5,7 +5,7 @@ throttle in app/auth/throttle.py."""
 
 from __future__ import annotations
 
-from sqlalchemy import select
+from sqlalchemy import select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession
 
@@ -35,13 +35,24 @@ class AccountDisabled(Exception):
 
 
 async def create_user(
-    *, session: AsyncSession, username: str, password: str, role: Role = Role.STUDENT
+    *,
+    session: AsyncSession,
+    username: str,
+    password: str,
+    role: Role = Role.STUDENT,
+    display_name: str | None = None,
 ) -> User:
+    """A new account; without a display name it is shown by its username."""
     existing = await session.scalar(select(User.id).where(User.username == username))
     if existing is not None:
         raise UsernameTaken(username)
     password_hash = await hash_password_off_loop(password)
-    user = User(username=username, password_hash=password_hash, role=role)
+    user = User(
+        username=username,
+        password_hash=password_hash,
+        role=role,
+        display_name=display_name or username,
+    )
     session.add(user)
     try:
         async with session.begin_nested():
@@ -59,12 +70,22 @@ async def sign_up(
     client: str,
     username: str,
     password: str,
+    display_name: str | None = None,
 ) -> User:
     """A student's own new account: the sign-up counts against the address's limit first
     (committed at once, so a taken username counts too), then the account is made.
     limits.LimitReached or UsernameTaken."""
     await limits.count(database=database, limit=limits.signups(settings), subject=client)
-    return await create_user(session=session, username=username, password=password)
+    return await create_user(
+        session=session, username=username, password=password, display_name=display_name
+    )
+
+
+async def set_display_name(*, session: AsyncSession, user: User, display_name: str) -> None:
+    """The name others see; sessions go on (nothing about access changed). `user` may be
+    the caller's row from another session (app/auth/dependencies.py reads it apart)."""
+    await session.execute(update(User).where(User.id == user.id).values(display_name=display_name))
+    user.display_name = display_name
 
 
 async def set_password(*, session: AsyncSession, user: User, password: str) -> None:

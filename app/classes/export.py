@@ -30,6 +30,9 @@ COLUMNS = (
     "extended_to",
     "late_by_hours",
     "score_percent",
+    "answers_requested",
+    "display_name",
+    "student_number",
 )
 
 
@@ -68,6 +71,9 @@ def grid_csv(grid: Grid) -> str:
                     _time(cell.extended_to),
                     "" if cell.late_by_hours is None else cell.late_by_hours,
                     cell.score_percent,
+                    cell.answers_requested,
+                    _text(student.display_name),
+                    _text(student.student_number or ""),
                 )
             )
     return out.getvalue()

@@ -11,6 +11,8 @@ A cell counts the live (not retired) questions and exercises of its lesson:
   a platform error is not the student's attempt); last_activity_at: the newest of those.
 - exercises_given_up: exercises whose sample solution the student asked to see before
   passing them ("Give up and show the solution"); counted whatever happened after.
+- answers_requested: questions whose answer the student asked to be shown ("Show the
+  answer") before answering them right or using their tries; counted whatever came after.
 - completed_at: when the lesson became complete, the time of the answer or graded
   submission that did its last item (each item counts from its first success);
 - state, late_by_hours, score_percent: app/classes/due.py, against the student's
@@ -21,7 +23,7 @@ A cell counts the live (not retired) questions and exercises of its lesson:
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any
 
@@ -39,10 +41,11 @@ from sqlalchemy import (
 )
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from app.auth.schemas import fold_for_search
 from app.classes import due
 from app.classes.due import STATE_LABELS, STATE_SYMBOLS, STATES, LatePolicy, State, state_of
-from app.classes.service import active_members, assignments, class_extensions
-from app.i18n import N_
+from app.classes.service import active_members, assignments, class_extensions, person_matches
+from app.i18n import N_, current_language
 from app.models import (
     ClassAssignment,
     ClassMember,
@@ -51,6 +54,7 @@ from app.models import (
     Lesson,
     Question,
     QuestionAttempt,
+    QuestionReveal,
     RevealReason,
     SolutionReveal,
     Submission,
@@ -60,6 +64,7 @@ from app.models import (
     Verdict,
     utcnow,
 )
+from app.models.content import translated
 
 __all__ = ["STATES", "STATE_LABELS", "STATE_SYMBOLS", "State", "state_of"]
 
@@ -68,7 +73,7 @@ __all__ = ["STATES", "STATE_LABELS", "STATE_SYMBOLS", "State", "state_of"]
 class GridStudent:
     id: int
     username: str
-    # The name shown; the username until accounts carry a display name of their own.
+    # The name shown (the account's display name; the username if it has none).
     display_name: str = ""
     student_number: str | None = None
 
@@ -104,6 +109,7 @@ class Cell:
     # Items done by the due date (None: not counted, as good as all of them).
     items_on_time: int | None = None
     score_percent: float = 0.0
+    answers_requested: int = 0
 
     @property
     def items_total(self) -> int:
@@ -161,6 +167,8 @@ class _Stats:
     last: datetime | None = None
     # The latest of the items' first successes: when the last item done was done.
     done_at: datetime | None = None
+    # Items first done by the student's effective due date (cell_stats with a class).
+    on_time: int = 0
 
 
 async def lesson_columns(*, session: AsyncSession, class_id: int) -> tuple[list[GridLesson], bool]:
@@ -174,9 +182,15 @@ async def lesson_columns(*, session: AsyncSession, class_id: int) -> tuple[list[
     if lessons:
         return lessons, True
     every = await session.execute(
-        select(Lesson.slug, Lesson.title).where(~Lesson.retired).order_by(Lesson.position)
+        select(Lesson.slug, Lesson.title, Lesson.translations)
+        .where(~Lesson.retired)
+        .order_by(Lesson.position)
     )
-    return [GridLesson(slug, title) for slug, title in every], False
+    language = current_language()
+    return [
+        GridLesson(slug, translated(words, language, "title", title))
+        for slug, title, words in every
+    ], False
 
 
 async def class_lesson(
@@ -259,15 +273,20 @@ async def cell_stats(
     session: AsyncSession,
     students: Callable[[Any], ColumnElement[bool]],
     slugs: list[str],
+    class_id: int | None = None,
 ) -> tuple[dict[tuple[int, str], _Stats], dict[tuple[int, str], _Stats]]:
     """Per (student, lesson): questions right and answers given; exercises passed and graded
-    submissions. `students` filters user ids (a class's members, or one student)."""
+    submissions. `students` filters user ids (a class's members, or one student). With a
+    `class_id`, also the items first done by each student's effective due date (their
+    extension, else the assignment's; every item done where there is no due date)."""
     # Two levels of GROUP BY (per item, then per lesson) rather than COUNT(DISTINCT ...):
-    # hash aggregates all the way, which PostgreSQL runs several times faster.
+    # hash aggregates all the way, which PostgreSQL runs several times faster. The due
+    # dates are joined at the second level, so the items are read once, not once more for
+    # the on-time counts.
 
     def per_lesson(items: Any) -> Any:
         # SUM is NUMERIC on PostgreSQL (Decimal in Python): cast, it is a small count.
-        return select(
+        query = select(
             items.c.user_id,
             items.c.slug,
             cast(func.sum(items.c.ok), Integer),
@@ -275,37 +294,16 @@ async def cell_stats(
             func.max(items.c.last),
             func.max(items.c.first_ok),
         ).group_by(items.c.user_id, items.c.slug)
-
-    q_rows = await session.execute(per_lesson(_per_question(students, slugs)))
-    s_rows = await session.execute(per_lesson(_per_exercise(students, slugs)))
-    questions = {
-        (user, slug): _Stats(int(right), int(n), last, done)
-        for user, slug, right, n, last, done in q_rows
-    }
-    exercises = {
-        (user, slug): _Stats(int(passed), int(n), last, done)
-        for user, slug, passed, n, last, done in s_rows
-    }
-    return questions, exercises
-
-
-async def on_time_counts(
-    *,
-    session: AsyncSession,
-    class_id: int,
-    students: Callable[[Any], ColumnElement[bool]],
-    slugs: list[str],
-) -> dict[tuple[int, str], int]:
-    """Per (student, assigned lesson with a due date): the items first done by the student's
-    effective due date (their extension, else the assignment's), in one query."""
-
-    def on_time(items: Any) -> Any:
-        extension = DueExtension
-        due_at = func.coalesce(extension.due_at, ClassAssignment.due_at)
+        if class_id is None:
+            return query.add_columns(literal(0))
+        due_at = func.coalesce(DueExtension.due_at, ClassAssignment.due_at)
+        on_time = and_(
+            items.c.first_ok.is_not(None), or_(due_at.is_(None), items.c.first_ok <= due_at)
+        )
         return (
-            select(items.c.user_id, items.c.slug, func.count().label("n"))
+            query.add_columns(cast(func.sum(case((on_time, 1), else_=0)), Integer))
             .select_from(items)
-            .join(
+            .outerjoin(
                 ClassAssignment,
                 and_(
                     ClassAssignment.class_id == class_id,
@@ -313,25 +311,49 @@ async def on_time_counts(
                 ),
             )
             .outerjoin(
-                extension,
+                DueExtension,
                 and_(
-                    extension.assignment_id == ClassAssignment.id,
-                    extension.student_id == items.c.user_id,
+                    DueExtension.assignment_id == ClassAssignment.id,
+                    DueExtension.student_id == items.c.user_id,
                 ),
             )
-            .where(items.c.first_ok.is_not(None), or_(due_at.is_(None), items.c.first_ok <= due_at))
-            .group_by(items.c.user_id, items.c.slug)
         )
 
-    both = union_all(
-        on_time(_per_question(students, slugs)), on_time(_per_exercise(students, slugs))
-    ).subquery()
-    rows = await session.execute(
-        select(both.c.user_id, both.c.slug, cast(func.sum(both.c.n), Integer)).group_by(
-            both.c.user_id, both.c.slug
-        )
-    )
-    return {(user, slug): int(n) for user, slug, n in rows}
+    q_rows = await session.execute(per_lesson(_per_question(students, slugs)))
+    s_rows = await session.execute(per_lesson(_per_exercise(students, slugs)))
+    questions = {
+        (user, slug): _Stats(int(right), int(n), last, done, int(on_time))
+        for user, slug, right, n, last, done, on_time in q_rows
+    }
+    exercises = {
+        (user, slug): _Stats(int(passed), int(n), last, done, int(on_time))
+        for user, slug, passed, n, last, done, on_time in s_rows
+    }
+    return questions, exercises
+
+
+def on_time_counts(
+    stats: tuple[dict[tuple[int, str], _Stats], dict[tuple[int, str], _Stats]],
+) -> dict[tuple[int, str], int]:
+    """Per (student, lesson): the items done by the due date, from `cell_stats` asked with
+    the class."""
+    questions, exercises = stats
+    return {
+        key: (questions[key].on_time if key in questions else 0)
+        + (exercises[key].on_time if key in exercises else 0)
+        for key in questions.keys() | exercises.keys()
+    }
+
+
+@dataclass(frozen=True)
+class SolutionViews:
+    """What a student was shown before doing it themselves, in one lesson."""
+
+    exercises_given_up: int = 0
+    answers_requested: int = 0
+
+
+NO_VIEWS = SolutionViews()
 
 
 async def given_up_counts(
@@ -339,17 +361,34 @@ async def given_up_counts(
     session: AsyncSession,
     students: Callable[[Any], ColumnElement[bool]],
     slugs: list[str],
-) -> dict[tuple[int, str], int]:
-    """Per (student, lesson): the live exercises the student gave up on (one row per
-    student and exercise at most: solution_reveals is unique on the pair)."""
-    rows = await session.execute(
-        select(SolutionReveal.user_id, Exercise.lesson_slug, func.count())
+) -> dict[tuple[int, str], SolutionViews]:
+    """Per (student, lesson): the live exercises the student gave up on and the live
+    questions whose answer they asked to be shown, in one query (solution_reveals and
+    question_reveals are unique on student and item)."""
+    exercises = (
+        select(SolutionReveal.user_id, Exercise.lesson_slug, literal(True).label("exercise"))
         .join(Exercise, Exercise.id == SolutionReveal.exercise_id)
         .where(students(SolutionReveal.user_id), ~Exercise.retired)
         .where(Exercise.lesson_slug.in_(slugs), SolutionReveal.reason == RevealReason.GAVE_UP)
-        .group_by(SolutionReveal.user_id, Exercise.lesson_slug)
     )
-    return {(user, slug): int(count) for user, slug, count in rows}
+    questions = (
+        select(QuestionReveal.user_id, Question.lesson_slug, literal(False).label("exercise"))
+        .join(Question, Question.id == QuestionReveal.question_id)
+        .where(students(QuestionReveal.user_id), ~Question.retired)
+        .where(Question.lesson_slug.in_(slugs))
+    )
+    both = union_all(exercises, questions).subquery()
+    rows = await session.execute(
+        select(both.c.user_id, both.c.lesson_slug, both.c.exercise, func.count()).group_by(
+            both.c.user_id, both.c.lesson_slug, both.c.exercise
+        )
+    )
+    counts: dict[tuple[int, str], SolutionViews] = {}
+    for user, slug, exercise, count in rows:
+        views = counts.get((user, slug), NO_VIEWS)
+        field_name = "exercises_given_up" if exercise else "answers_requested"
+        counts[(user, slug)] = replace(views, **{field_name: int(count)})
+    return counts
 
 
 def fill_cells(
@@ -359,7 +398,7 @@ def fill_cells(
     totals: tuple[dict[str, int], dict[str, int]],
     stats: tuple[dict[tuple[int, str], _Stats], dict[tuple[int, str], _Stats]],
     now: datetime,
-    given_up: dict[tuple[int, str], int] | None = None,
+    given_up: dict[tuple[int, str], SolutionViews] | None = None,
     extensions: dict[tuple[int, str], datetime] | None = None,
     on_time: dict[tuple[int, str], int] | None = None,
 ) -> dict[tuple[int, str], Cell]:
@@ -375,6 +414,7 @@ def fill_cells(
             key = (student_id, slug)
             q = q_stats.get(key, empty)
             e = e_stats.get(key, empty)
+            views = (given_up or {}).get(key, NO_VIEWS)
             cell = Cell(
                 student_id,
                 slug,
@@ -384,8 +424,9 @@ def fill_cells(
                 exercises,
                 q.attempts + e.attempts,
                 _latest(q.last, e.last),
-                exercises_given_up=(given_up or {}).get(key, 0),
+                exercises_given_up=views.exercises_given_up,
                 items_on_time=None if on_time is None else on_time.get(key, 0),
+                answers_requested=views.answers_requested,
             )
             if cell.items_total and cell.items_done >= cell.items_total:
                 cell.completed_at = _latest(q.done_at, e.done_at)
@@ -410,10 +451,10 @@ async def build_grid(*, session: AsyncSession, class_id: int, now: datetime | No
     """The whole grid of a class in nine queries."""
     now = now or utcnow()
     students = [
-        GridStudent(i, name)
-        for i, name in (
+        GridStudent(i, name, display_name, number)
+        for i, name, display_name, number in (
             await session.execute(
-                select(User.id, User.username)
+                select(User.id, User.username, User.display_name, ClassMember.student_number)
                 .join(ClassMember, ClassMember.student_id == User.id)
                 .where(ClassMember.class_id == class_id, ClassMember.removed_at.is_(None))
                 .order_by(User.username)
@@ -430,11 +471,8 @@ async def build_grid(*, session: AsyncSession, class_id: int, now: datetime | No
     def in_class(col: Any) -> ColumnElement[bool]:
         return col.in_(members)
 
-    stats = await cell_stats(session=session, students=in_class, slugs=slugs)
+    stats = await cell_stats(session=session, students=in_class, slugs=slugs, class_id=class_id)
     given_up = await given_up_counts(session=session, students=in_class, slugs=slugs)
-    on_time = await on_time_counts(
-        session=session, class_id=class_id, students=in_class, slugs=slugs
-    )
     cells = fill_cells(
         student_ids=[s.id for s in students],
         lessons=lessons,
@@ -443,7 +481,7 @@ async def build_grid(*, session: AsyncSession, class_id: int, now: datetime | No
         now=now,
         given_up=given_up,
         extensions=await class_extensions(session=session, class_id=class_id),
-        on_time=on_time,
+        on_time=on_time_counts(stats),
     )
     return Grid(students, lessons, cells, assigned)
 
@@ -482,17 +520,18 @@ async def class_cell(
         return col == student_id
 
     slugs = [lesson.slug]
+    stats = await cell_stats(session=session, students=one, slugs=slugs, class_id=class_id)
     cells = fill_cells(
         student_ids=[student_id],
         lessons=[lesson],
         totals=await item_totals(session=session, slugs=slugs),
-        stats=await cell_stats(session=session, students=one, slugs=slugs),
+        stats=stats,
         now=utcnow(),
         given_up=await given_up_counts(session=session, students=one, slugs=slugs),
         extensions=await class_extensions(
             session=session, class_id=class_id, student_id=student_id
         ),
-        on_time=await on_time_counts(session=session, class_id=class_id, students=one, slugs=slugs),
+        on_time=on_time_counts(stats),
     )
     return cells[(student_id, lesson.slug)]
 
@@ -554,7 +593,7 @@ def view_grid(
     grid. Counts are of the students that match."""
     wanted = set(lessons or [])
     shown = [lesson for lesson in grid.lessons if lesson.slug in wanted] or grid.lessons
-    needle = search.strip().lower()
+    needle = fold_for_search(search)
     rows: list[GridRow] = []
     counts: dict[str, int] = dict.fromkeys(STATES, 0)
     per_lesson: dict[str, dict[str, int]] = {
@@ -563,9 +602,7 @@ def view_grid(
     for student in grid.students:
         if students and student.id not in students:
             continue
-        if needle and not (
-            needle in student.username.lower() or needle in student.display_name.lower()
-        ):
+        if needle and not person_matches(needle, student):
             continue
         cells = [grid.cell(student.id, lesson.slug) for lesson in shown]
         if state in FILTER_LABELS and not any(matches(c, state) for c in cells):

@@ -11,6 +11,7 @@ from fastapi.responses import RedirectResponse, Response
 
 from app import forms, limits
 from app.auth.dependencies import OptionalUser, client_address
+from app.classes import density as grid_density
 from app.classes import guesses, service
 from app.classes.access import (
     ClassId,
@@ -46,6 +47,7 @@ from app.db import SessionDep, get_database
 from app.errors import not_found
 from app.i18n import N_, current_language, gettext
 from app.ids import MAX_ID, DbIdQuery
+from app.lti import service as lti  # a class made from an LMS course
 from app.models import Classroom, Role, User, Verdict, utcnow
 from app.templating import render
 
@@ -70,8 +72,9 @@ def _to_login(request: Request, target: str | None = None) -> RedirectResponse:
     return _redirect(f"/login?next={quote(path, safe='/')}")
 
 
-def _flash(request: Request, message: str, kind: str = "success") -> None:
-    request.session["class_flash"] = {"kind": kind, "message": message}
+def _flash(request: Request, message: str, kind: str = "success", undo: str = "") -> None:
+    """A message for the next page; `undo`: where its "Undo" button posts, if it has one."""
+    request.session["class_flash"] = {"kind": kind, "message": message, "undo": undo}
 
 
 def _name_error(name: str) -> str | None:
@@ -258,23 +261,33 @@ async def _class_page(
     errors: dict[str, str] | None = None,
     values: dict[str, str] | None = None,
     status_code: int = 200,
+    search: str = "",
 ) -> Response:
     assigned = await service.assignments(session=session, class_id=classroom.id)
     taken = {a.lesson_slug for a in assigned}
     lessons = await service.live_lessons(session=session)
+    roster = await service.roster(session=session, class_id=classroom.id, search=search)
     return render(
         request,
         "classes/class.html",
         {
             "classroom": classroom,
             "join_url": join_url(request, classroom.join_code),
-            "roster": await service.roster(session=session, class_id=classroom.id),
+            "roster": roster,
+            "search": search,
+            "roster_total": (
+                await service.student_count(session=session, class_id=classroom.id)
+                if search
+                else len(roster)
+            ),
+            "undo_minutes": int(service.UNDO_WINDOW.total_seconds() // 60),
             "assignments": assigned,
             "unassigned": [lesson for lesson in lessons if lesson.slug not in taken],
             "errors": errors or {},
             "values": values or {},
             "flash": request.session.pop("class_flash", None),
             "now": utcnow(),
+            "lti_roster": await lti.roster_state(session=session, class_id=classroom.id),
         },
         status_code=status_code,
     )
@@ -282,12 +295,18 @@ async def _class_page(
 
 @router.get("/classes/{class_id}")
 async def class_page(
-    class_id: ClassId, request: Request, session: SessionDep, user: OptionalUser
+    class_id: ClassId,
+    request: Request,
+    session: SessionDep,
+    user: OptionalUser,
+    q: Annotated[str, Query(max_length=64)] = "",
 ) -> Response:
+    """`q` narrows the roster to the students it finds (name, username or number; accents
+    and Turkish i's folded)."""
     classroom = await teacher_class(request, session, user, class_id)
     if isinstance(classroom, Response):
         return classroom
-    return await _class_page(request, session, classroom)
+    return await _class_page(request, session, classroom, search=q)
 
 
 @router.post("/classes/{class_id}/rename")
@@ -344,12 +363,19 @@ async def regenerate_form(
     classroom = await teacher_class(request, session, user, class_id)
     if isinstance(classroom, Response):
         return classroom
-    await service.regenerate_code(session=session, classroom=classroom)
+    old_code = await service.regenerate_code(session=session, classroom=classroom)
     _flash(
         request,
         gettext("New join code %(code)s; the old code no longer works.")
         % {"code": classroom.join_code},
+        undo=f"/classes/{class_id}/join-code/undo",
     )
+    # What "Undo" brings back, in the signed session cookie: the teacher's own old code.
+    request.session["class_undo_code"] = {
+        "class_id": class_id,
+        "code": old_code,
+        "until": (utcnow() + service.UNDO_WINDOW).timestamp(),
+    }
     return _redirect(f"/classes/{class_id}")
 
 
@@ -386,12 +412,12 @@ async def confirm_remove_page(
     return _confirm_page(
         request,
         classroom,
-        title=gettext("Remove %(name)s from the class?") % {"name": student.username},
+        title=gettext("Remove %(name)s from the class?") % {"name": student.display_name},
         message=gettext(
             "%(name)s leaves “%(class)s”. Their answers and code are kept, and they can join"
             " again with the code."
         )
-        % {"name": student.username, "class": classroom.name},
+        % {"name": student.display_name, "class": classroom.name},
         action=f"/classes/{class_id}/students/{student_id}/remove",
         back=f"/classes/{class_id}#roster",
     )
@@ -416,7 +442,8 @@ async def remove_form(
             "%(name)s is no longer in this class. Their work is kept; "
             "they can join again with the code."
         )
-        % {"name": student.username},
+        % {"name": student.display_name},
+        undo=f"/classes/{class_id}/students/{student_id}/restore",
     )
     return _redirect(f"/classes/{class_id}#roster")
 
@@ -566,15 +593,20 @@ async def grid_page(
     page: Annotated[int, Query(ge=1, le=100_000)] = 1,
     student: Annotated[list[int] | None, Query()] = None,
     expand: Annotated[str, Query(max_length=64)] = "",
+    density: Annotated[str, Query(max_length=12)] = "",
 ) -> Response:
     """Filtered, sorted and paged on the server, through query parameters: `q` (part of a
-    username), `state`, `lesson` (repeatable), `student` (repeatable ids: the students
-    behind an insight group), `sort` (student, progress, activity or lesson:<slug>),
-    `order` (asc or desc), `page`, `expand` (a lesson shown one column per item)."""
+    name, username or student number, accents and Turkish i's folded), `state`, `lesson`
+    (repeatable), `student` (repeatable ids: the students behind an insight group), `sort`
+    (student, progress, activity or lesson:<slug>),
+    `order` (asc or desc), `page`, `expand` (a lesson shown one column per item),
+    `density` (comfortable or compact: app/classes/density.py, remembered)."""
     classroom = await teacher_class(request, session, user, class_id)
     if isinstance(classroom, Response):
         return classroom
     grid = await build_grid(session=session, class_id=class_id)
+    remembered = request.cookies.get(grid_density.COOKIE)
+    shown_density = grid_density.chosen(density, remembered)
     chosen = [slug for slug in (lesson or [])[:200] if len(slug) <= 64]
     view = view_grid(
         grid,
@@ -584,7 +616,8 @@ async def grid_page(
         sort=sort,
         descending=order == "desc",
         page=page,
-        per_page=PER_PAGE,
+        # Compact: every student on one page.
+        per_page=PER_PAGE if shown_density == "comfortable" else max(1, len(grid.students)),
         students=set((student or [])[:1000]),
     )
     params = {
@@ -601,13 +634,14 @@ async def grid_page(
         if any(lesson.slug == expand for lesson in view.lessons)
         else None
     )
-    return render(
+    response = render(
         request,
         "classes/grid.html",
         {
             "classroom": classroom,
             "grid": grid,
             "view": view,
+            "density": shown_density,
             "expanded": expanded,
             "params": params,
             "link": _link_maker(request.url.path, params),
@@ -617,6 +651,8 @@ async def grid_page(
             **_state_context(),
         },
     )
+    grid_density.remember(response, density, shown_density, remembered)
+    return response
 
 
 @router.get("/classes/{class_id}/students/{student_id}/lessons/{lesson_slug}")
@@ -757,7 +793,7 @@ async def extension_form(
             _flash(
                 request,
                 gettext("%(name)s's due date is now %(date)s.")
-                % {"name": student.username, "date": due.strftime("%Y-%m-%d %H:%M UTC")},
+                % {"name": student.display_name, "date": due.strftime("%Y-%m-%d %H:%M UTC")},
             )
             return _redirect(request.url.path.removesuffix("/extension"))
         raise not_found("Assignment")
@@ -837,7 +873,7 @@ async def remove_extension_form(
     )
     _flash(
         request,
-        gettext("%(name)s is back on the class's due date.") % {"name": student.username},
+        gettext("%(name)s is back on the class's due date.") % {"name": student.display_name},
     )
     return _redirect(request.url.path.removesuffix("/extension/remove"))
 
@@ -853,8 +889,22 @@ async def insight_page(
     classroom = await teacher_class(request, session, user, class_id)
     if isinstance(classroom, Response):
         return classroom
-    grid = await build_grid(session=session, class_id=class_id)
-    result = await build_insight(session=session, class_id=class_id, grid=grid, lesson=lesson)
+    return await render_insight(request, session, classroom, lesson)
+
+
+async def render_insight(
+    request: Request,
+    session: SessionDep,
+    classroom: Classroom,
+    lesson: str | None,
+    *,
+    hint_form: dict[str, str] | None = None,
+    status_code: int = status.HTTP_200_OK,
+) -> Response:
+    """The insight page; `hint_form`: a hint not saved (cluster, text, error), shown again
+    in its form (app/classes/output_hint_pages.py)."""
+    grid = await build_grid(session=session, class_id=classroom.id)
+    result = await build_insight(session=session, class_id=classroom.id, grid=grid, lesson=lesson)
     return render(
         request,
         "classes/insight.html",
@@ -862,11 +912,14 @@ async def insight_page(
             "classroom": classroom,
             "grid": grid,
             "insight": result,
-            "names": {s.id: s.display_name or s.username for s in grid.students},
+            "names": {s.id: s.display_name for s in grid.students},
             "selected": next((g for g in grid.lessons if g.slug == result.lesson), None),
             "state_labels": INSIGHT_LABELS,
             "state_symbols": INSIGHT_SYMBOLS,
+            "flash": request.session.pop("class_flash", None),
+            "hint_form": hint_form or {},
         },
+        status_code=status_code,
     )
 
 

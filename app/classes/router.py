@@ -20,6 +20,7 @@ from app.classes.access import (
 )
 from app.classes.attention import Thresholds, needs_attention
 from app.classes.drilldown import AnswerEvent as AnswerRow
+from app.classes.drilldown import AnswerRequestedEvent as AnswerRequestedRow
 from app.classes.drilldown import GaveUpEvent as GaveUpRow
 from app.classes.drilldown import HintEvent as HintRow
 from app.classes.drilldown import SubmissionEvent as SubmissionRow
@@ -38,8 +39,10 @@ from app.classes.grid import (
 )
 from app.classes.insight import Count as InsightCount
 from app.classes.insight import Item, build_insight
+from app.classes.output_hint_router import hint_out
 from app.classes.schemas import (
     AnswerEvent,
+    AnswerRequestedOut,
     AssignmentIn,
     AssignmentOut,
     AttentionOut,
@@ -63,6 +66,7 @@ from app.classes.schemas import (
     JoinIn,
     LessonColumn,
     LessonInsight,
+    MemberPatch,
     ProgressOut,
     RosterEntry,
     StuckOut,
@@ -187,8 +191,40 @@ async def get_class(
     assigned = await service.assignments(session=session, class_id=class_id)
     return ClassDetailOut(
         **class_out(request, classroom, len(roster)).model_dump(),
-        students=[RosterEntry(id=r.id, username=r.username, joined_at=r.joined_at) for r in roster],
+        students=[
+            RosterEntry(
+                id=r.id,
+                username=r.username,
+                display_name=r.display_name,
+                student_number=r.student_number,
+                joined_at=r.joined_at,
+            )
+            for r in roster
+        ],
         assignments=[assignment_out(a) for a in assigned],
+    )
+
+
+@router.patch("/api/classes/{class_id}/students/{student_id}")
+async def update_member(
+    class_id: ClassId,
+    student_id: StudentId,
+    body: MemberPatch,
+    teacher: Teacher,
+    session: SessionDep,
+) -> StudentRef:
+    """Set (or clear, with null or "") a student's number in the class."""
+    await own_class(session=session, teacher=teacher, class_id=class_id)
+    student = await class_student(session=session, class_id=class_id, student_id=student_id)
+    number = body.student_number or None
+    await service.set_student_number(
+        session=session, class_id=class_id, student_id=student_id, number=number
+    )
+    return StudentRef(
+        id=student.id,
+        username=student.username,
+        display_name=student.display_name,
+        student_number=number,
     )
 
 
@@ -480,7 +516,16 @@ async def drill_down(
     )
     events = await lesson_events(session=session, student_id=student.id, lesson_slug=lesson.slug)
     return DrillDownOut(
-        student=student_ref(GridStudent(student.id, student.username)),
+        student=student_ref(
+            GridStudent(
+                student.id,
+                student.username,
+                student.display_name,
+                await service.student_number(
+                    session=session, class_id=class_id, student_id=student.id
+                ),
+            )
+        ),
         lesson=lesson_column(column),
         cell=CellOut.model_validate(cell, from_attributes=True),
         events=[
@@ -508,6 +553,11 @@ async def drill_down(
             GaveUpOut(exercise_id=e.exercise.id, at=e.at)
             for e in events
             if isinstance(e, GaveUpRow)
+        ],
+        answers_requested=[
+            AnswerRequestedOut(question_id=e.question.id, at=e.at)
+            for e in events
+            if isinstance(e, AnswerRequestedRow)
         ],
     )
 
@@ -579,6 +629,8 @@ def group_out(count: InsightCount) -> Group:
         sample_code=count.sample_code,
         sample_message=count.sample_message,
         rows=count.rows,
+        cluster=count.cluster,
+        hint=hint_out(count.hint) if count.hint else None,
     )
 
 
@@ -599,6 +651,7 @@ def item_out(item: Item, *, details: bool = True) -> ItemInsight:
         if details
         else [],
         students_gave_up=item.students_gave_up,
+        students_requested_answer=item.students_requested_answer,
     )
 
 

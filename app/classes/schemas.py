@@ -18,8 +18,10 @@ from pydantic import (
 
 from app.classes.due import State
 from app.i18n import N_
+from app.models.classroom import STUDENT_NUMBER_MAX
+from app.models.output_hint import TEXT_MAX as HINT_TEXT_MAX
 from app.submissions.diff import DiffRow
-from app.submissions.schemas import SubmissionOut
+from app.submissions.schemas import OutputHintOut, SubmissionOut
 
 ClassName = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=100)]
 # Strict: JSON's true is not the number 1, nor "5" the number 5 (a client's mistake
@@ -104,7 +106,9 @@ class ClassOut(BaseModel):
 class StudentRef(BaseModel):
     id: int
     username: str
-    display_name: str = Field(default="", description="The name shown (the username for now).")
+    display_name: str = Field(
+        default="", description="The name the student chose (any script); else the username."
+    )
     student_number: str | None = Field(default=None, description="The school's number, if any.")
 
     @model_validator(mode="after")
@@ -115,6 +119,17 @@ class StudentRef(BaseModel):
 
 class RosterEntry(StudentRef):
     joined_at: datetime
+
+
+class MemberPatch(BaseModel):
+    """A student's number in the class (`null` or "" clears it)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    student_number: (
+        Annotated[str, StringConstraints(strip_whitespace=True, max_length=STUDENT_NUMBER_MAX)]
+        | None
+    )
 
 
 class AssignmentIn(BaseModel):
@@ -225,6 +240,12 @@ class CellOut(BaseModel):
         description="Items done, of 100; those done after the due date lose the late penalty,"
         " or count nothing when late work does not count.",
     )
+    answers_requested: int = Field(
+        default=0,
+        description="Questions of the lesson whose answer the student asked to be shown (Show"
+        " the answer) before answering them right or using their tries; counted even if they"
+        " answered right afterwards.",
+    )
 
 
 class ProgressOut(BaseModel):
@@ -259,6 +280,11 @@ class GaveUpOut(BaseModel):
     at: datetime = Field(description="When the student gave up and saw the sample solution.")
 
 
+class AnswerRequestedOut(BaseModel):
+    question_id: str
+    at: datetime = Field(description="When the student asked to be shown the answer.")
+
+
 class DrillDownOut(BaseModel):
     student: StudentRef
     lesson: LessonColumn
@@ -272,11 +298,32 @@ class DrillDownOut(BaseModel):
         description="The exercises the student gave up on (and so saw their sample solution"
         " before passing them), oldest first.",
     )
+    answers_requested: list[AnswerRequestedOut] = Field(
+        default_factory=list,
+        description="The questions whose answer the student asked to be shown (Show the"
+        " answer) before answering them right or using their tries, oldest first.",
+    )
 
 
 class Count(BaseModel):
     label: str
     students: int
+
+
+class ClusterHintIn(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    text: Annotated[
+        str, StringConstraints(strip_whitespace=True, min_length=1, max_length=HINT_TEXT_MAX)
+    ] = Field(description="What the students whose output is in this group read.")
+
+
+class ClusterHintOut(OutputHintOut):
+    """A class's hint on one wrong-output group of an exercise."""
+
+    exercise_id: str
+    cluster: str
+    sample_output: str = Field(description="The start of the group's output (normalised).")
 
 
 class Group(Count):
@@ -292,6 +339,14 @@ class Group(Count):
     rows: list[DiffRow] | None = Field(
         default=None,
         description="Wrong outputs: expected beside that output, as the student sees it.",
+    )
+    cluster: str | None = Field(
+        default=None,
+        description="Wrong outputs: the group's key, to write a hint on it (outputs that differ"
+        " only in trailing spaces, trailing blank lines or line ends share one).",
+    )
+    hint: ClusterHintOut | None = Field(
+        default=None, description="Wrong outputs: the class's hint on this group, if any."
     )
 
 
@@ -320,6 +375,11 @@ class ItemInsight(BaseModel):
     students_gave_up: int = Field(
         default=0,
         description="Students who gave up and saw the sample solution before passing (code only).",
+    )
+    students_requested_answer: int = Field(
+        default=0,
+        description="Students who asked to be shown the answer (Show the answer) before"
+        " answering right or using their tries (questions only).",
     )
 
 

@@ -8,13 +8,15 @@ from __future__ import annotations
 
 import secrets
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
+from typing import Protocol
 
 from sqlalchemy import Select, delete, func, select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from app.i18n import N_
+from app.auth.schemas import fold_for_search
+from app.i18n import N_, current_language
 from app.models import (
     ClassAssignment,
     ClassMember,
@@ -26,10 +28,15 @@ from app.models import (
     User,
     utcnow,
 )
+from app.models.classroom import STUDENT_NUMBER_MAX as STUDENT_NUMBER_MAX
+from app.models.content import translated
 
 # No 0/O, 1/I/L: a code read aloud or off a projector cannot be mistyped into another.
 JOIN_ALPHABET = "ABCDEFGHJKMNPQRSTUVWXYZ23456789"
 JOIN_CODE_LENGTH = 8
+JOIN_CODE_MAX = 16  # the column's length
+# How long a removal or a new join code can be undone from the flash message's "Undo".
+UNDO_WINDOW = timedelta(minutes=10)
 UNKNOWN_CODE = N_("No class has that join code.")
 ARCHIVED_CLASS = N_("This class is archived and no longer takes new students; ask your teacher.")
 
@@ -78,9 +85,28 @@ async def create_class(*, session: AsyncSession, teacher_id: int, name: str) -> 
     return classroom
 
 
-async def regenerate_code(*, session: AsyncSession, classroom: Classroom) -> None:
-    """A new join code; the old one stops working at once."""
+async def regenerate_code(*, session: AsyncSession, classroom: Classroom) -> str:
+    """A new join code; the old one stops working at once. Returns the old one (for undo)."""
+    old = classroom.join_code
     await _flush_with_fresh_code(session, classroom)
+    return old
+
+
+async def restore_code(*, session: AsyncSession, classroom: Classroom, code: str) -> bool:
+    """Undo a new join code: `code` (the class's previous one) works again and the new one
+    stops; False if another class has taken `code` since."""
+    taken = await session.scalar(
+        select(Classroom.id).where(Classroom.join_code == code, Classroom.id != classroom.id)
+    )
+    if taken is not None or len(code) > JOIN_CODE_MAX:
+        return False
+    classroom.join_code = code
+    try:
+        async with session.begin_nested():
+            await session.flush()
+    except IntegrityError:
+        return False
+    return True
 
 
 async def rename(*, session: AsyncSession, classroom: Classroom, name: str) -> None:
@@ -146,16 +172,43 @@ class RosterRow:
     id: int
     username: str
     joined_at: datetime
+    display_name: str = ""
+    student_number: str | None = None
 
 
-async def roster(*, session: AsyncSession, class_id: int) -> list[RosterRow]:
+class Person(Protocol):
+    username: str
+    display_name: str
+    student_number: str | None
+
+
+def person_matches(needle: str, person: Person) -> bool:
+    """Whether a student is found by `needle` (already folded by fold_for_search): part of
+    their display name, username or student number, accents and Turkish i's folded."""
+    return any(
+        needle in fold_for_search(text)
+        for text in (person.display_name, person.username, person.student_number or "")
+    )
+
+
+async def roster(*, session: AsyncSession, class_id: int, search: str = "") -> list[RosterRow]:
+    """The students in the class now, by username; `search` keeps those it finds
+    (person_matches)."""
     rows = await session.execute(
-        select(User.id, User.username, ClassMember.joined_at)
+        select(
+            User.id,
+            User.username,
+            ClassMember.joined_at,
+            User.display_name,
+            ClassMember.student_number,
+        )
         .join(ClassMember, ClassMember.student_id == User.id)
         .where(ClassMember.class_id == class_id, ClassMember.removed_at.is_(None))
         .order_by(User.username)
     )
-    return [RosterRow(i, name, joined) for i, name, joined in rows]
+    found = [RosterRow(*row) for row in rows]
+    needle = fold_for_search(search)
+    return [row for row in found if person_matches(needle, row)] if needle else found
 
 
 async def member(*, session: AsyncSession, class_id: int, student_id: int) -> User | None:
@@ -183,6 +236,70 @@ async def remove_student(*, session: AsyncSession, class_id: int, student_id: in
     if row is None:
         return False
     row.removed_at = utcnow()
+    await session.flush()
+    return True
+
+
+async def restore_student(
+    *, session: AsyncSession, class_id: int, student_id: int, now: datetime | None = None
+) -> bool:
+    """Undo a removal made within UNDO_WINDOW: the membership as it was (joined date and
+    student number kept). False if there is no such recent removal."""
+    now = now or utcnow()
+    row = await session.scalar(
+        select(ClassMember).where(
+            ClassMember.class_id == class_id,
+            ClassMember.student_id == student_id,
+            ClassMember.removed_at.is_not(None),
+            ClassMember.removed_at >= now - UNDO_WINDOW,
+        )
+    )
+    if row is None:
+        return False
+    row.removed_at = None
+    await session.flush()
+    return True
+
+
+async def add_member(*, session: AsyncSession, class_id: int, student_id: int) -> None:
+    """The teacher puts a student in the class (a roster import): a new membership, or a
+    removed one back; nothing changes for a student already in it."""
+    row = await session.scalar(
+        select(ClassMember).where(
+            ClassMember.class_id == class_id, ClassMember.student_id == student_id
+        )
+    )
+    if row is None:
+        session.add(ClassMember(class_id=class_id, student_id=student_id))
+    elif row.removed_at is not None:
+        row.removed_at = None
+        row.joined_at = utcnow()
+    await session.flush()
+
+
+async def student_number(*, session: AsyncSession, class_id: int, student_id: int) -> str | None:
+    return await session.scalar(
+        select(ClassMember.student_number).where(
+            ClassMember.class_id == class_id, ClassMember.student_id == student_id
+        )
+    )
+
+
+async def set_student_number(
+    *, session: AsyncSession, class_id: int, student_id: int, number: str | None
+) -> bool:
+    """The school's number for a student in the class (None clears it); False if the
+    student is not in the class."""
+    row = await session.scalar(
+        select(ClassMember).where(
+            ClassMember.class_id == class_id,
+            ClassMember.student_id == student_id,
+            ClassMember.removed_at.is_(None),
+        )
+    )
+    if row is None:
+        return False
+    row.student_number = number
     await session.flush()
     return True
 
@@ -238,11 +355,13 @@ PENALTY_RANGE = range(0, 101)
 
 
 async def assignments(*, session: AsyncSession, class_id: int) -> list[AssignmentRow]:
-    """The class's assigned lessons still in the catalog, in course order."""
+    """The class's assigned lessons still in the catalog, in course order; titles in the
+    request's language."""
     rows = await session.execute(
         select(
             Lesson.slug,
             Lesson.title,
+            Lesson.translations,
             ClassAssignment.due_at,
             ClassAssignment.late_work,
             ClassAssignment.late_penalty_percent,
@@ -251,7 +370,11 @@ async def assignments(*, session: AsyncSession, class_id: int) -> list[Assignmen
         .where(ClassAssignment.class_id == class_id, ~Lesson.retired)
         .order_by(Lesson.position)
     )
-    return [AssignmentRow(*row) for row in rows]
+    language = current_language()
+    return [
+        AssignmentRow(slug, translated(words, language, "title", title), *rest)
+        for slug, title, words, *rest in rows
+    ]
 
 
 async def live_lesson(*, session: AsyncSession, slug: str) -> Lesson | None:

@@ -14,6 +14,8 @@ from sqlalchemy.orm import Mapped, mapped_column
 
 from app.models.base import Base, utcnow
 
+STUDENT_NUMBER_MAX = 32
+
 
 class Classroom(Base):
     __tablename__ = "classes"
@@ -46,7 +48,7 @@ class ClassMember(Base):
     # The school's number for the student, set by the teacher: per membership, because it
     # belongs to the school the class is in (one student, two schools, two numbers), and a
     # teacher edits their own roster, never the student's account.
-    student_number: Mapped[str | None] = mapped_column(String(32), default=None)
+    student_number: Mapped[str | None] = mapped_column(String(STUDENT_NUMBER_MAX), default=None)
 
 
 class ClassAssignment(Base):

@@ -30,7 +30,8 @@ async def test_register_answers_201_with_the_user_and_a_working_token(
     assert response.status_code == 201, response.text
     body = response.json()
     assert set(body) == {"user", "token"}
-    assert set(body["user"]) == {"id", "username", "role"}
+    assert set(body["user"]) == {"id", "username", "display_name", "role"}
+    assert body["user"]["display_name"] == name  # none given: the username
     assert isinstance(body["user"]["id"], int)
     assert body["user"]["username"] == name
     assert body["user"]["role"] == "student"
@@ -142,8 +143,9 @@ async def test_me_shape_with_bearer(client: httpx.AsyncClient) -> None:
     response = await client.get("/api/me", headers=bearer(token))
     assert response.status_code == 200
     body = response.json()
-    assert set(body) == {"id", "username", "role"}
+    assert set(body) == {"id", "username", "display_name", "role"}
     assert body["username"] == name
+    assert body["display_name"] == name
     assert body["role"] == "student"
 
 

@@ -1,0 +1,294 @@
+"""Roster pages under a class (teachers): importing students from a CSV (preview, then
+confirm), a student's number, and the undo of the roster's actions (a removal, a new join
+code) from the flash message. Plain forms, as the other class pages."""
+
+from __future__ import annotations
+
+import csv
+import io
+from datetime import datetime
+from typing import Annotated, Any
+from urllib.parse import quote
+
+from fastapi import APIRouter, File, Form, Request, UploadFile, status
+from fastapi.responses import RedirectResponse, Response
+
+from app.auth.dependencies import OptionalUser
+from app.classes import roster_import, service
+from app.classes.access import ClassId, StudentId, class_student
+from app.classes.pages import teacher_class
+from app.classes.roster_import import Action, ImportRefused, Plan
+from app.db import SessionDep
+from app.i18n import N_, gettext
+from app.models import Classroom, utcnow
+from app.templating import render
+from app.urls import public_url
+
+router = APIRouter(include_in_schema=False)
+
+
+def _redirect(target: str) -> RedirectResponse:
+    return RedirectResponse(target, status_code=status.HTTP_303_SEE_OTHER)
+
+
+def _flash(request: Request, message: str, kind: str = "success") -> None:
+    request.session["class_flash"] = {"kind": kind, "message": message, "undo": ""}
+
+
+# --- import -----------------------------------------------------------------------------
+
+
+def _import_page(
+    request: Request,
+    classroom: Classroom,
+    *,
+    text: str = "",
+    plan: Plan | None = None,
+    error: str = "",
+    created: list[dict[str, str]] | None = None,
+    status_code: int = 200,
+) -> Response:
+    context: dict[str, Any] = {
+        "classroom": classroom,
+        "text": text,
+        "plan": plan,
+        "error": error,
+        "created": created,
+        "actions": Action,
+        "max_rows": roster_import.MAX_ROWS,
+        "link_days": roster_import.password_links.LINK_DAYS,
+    }
+    if created:
+        context["links_csv"] = "data:text/csv;charset=utf-8," + quote(_links_csv(created))
+    return render(request, "classes/import.html", context, status_code=status_code)
+
+
+def _links_csv(created: list[dict[str, str]]) -> str:
+    out = io.StringIO()
+    writer = csv.writer(out)
+    writer.writerow([gettext("Name"), gettext("Number"), gettext("Username"), gettext("Link")])
+    for row in created:
+        writer.writerow([row["name"], row["number"], row["username"], row["link"]])
+    return "\ufeff" + out.getvalue()  # the BOM: Excel then reads the names as UTF-8
+
+
+@router.get("/classes/{class_id}/import")
+async def import_form(
+    class_id: ClassId, request: Request, session: SessionDep, user: OptionalUser
+) -> Response:
+    classroom = await teacher_class(request, session, user, class_id)
+    if isinstance(classroom, Response):
+        return classroom
+    return _import_page(request, classroom)
+
+
+async def _read_input(text: str, file: UploadFile | None) -> str:
+    """The pasted text, or the chosen file's (a file wins when both are given)."""
+    if file is not None and file.filename:
+        data = await file.read(roster_import.MAX_BYTES + 1)
+        if data.strip():
+            return roster_import.decode(data)
+    return text
+
+
+async def _plan_or_page(
+    request: Request, session: SessionDep, classroom: Classroom, text: str
+) -> Plan | Response:
+    try:
+        return await roster_import.plan_import(session=session, class_id=classroom.id, text=text)
+    except ImportRefused as exc:
+        return _import_page(
+            request,
+            classroom,
+            text=text,
+            error=gettext(str(exc)),
+            status_code=status.HTTP_422_UNPROCESSABLE_CONTENT,
+        )
+
+
+@router.post("/classes/{class_id}/import")
+async def import_preview(
+    class_id: ClassId,
+    request: Request,
+    session: SessionDep,
+    user: OptionalUser,
+    text: Annotated[str, Form()] = "",
+    file: Annotated[UploadFile | None, File()] = None,
+) -> Response:
+    """The preview: what each line would do; nothing is changed yet."""
+    classroom = await teacher_class(request, session, user, class_id)
+    if isinstance(classroom, Response):
+        return classroom
+    text = await _read_input(text, file)
+    plan = await _plan_or_page(request, session, classroom, text)
+    if isinstance(plan, Response):
+        return plan
+    return _import_page(
+        request,
+        classroom,
+        text=text,
+        plan=plan,
+        status_code=status.HTTP_422_UNPROCESSABLE_CONTENT if plan.refused else 200,
+    )
+
+
+@router.post("/classes/{class_id}/import/confirm")
+async def import_confirm(
+    class_id: ClassId,
+    request: Request,
+    session: SessionDep,
+    user: OptionalUser,
+    text: Annotated[str, Form()] = "",
+) -> Response:
+    """Carry out the previewed list, all of it or (if a line is refused now) nothing: the
+    preview again, saying why."""
+    classroom = await teacher_class(request, session, user, class_id)
+    if isinstance(classroom, Response):
+        return classroom
+    plan = await _plan_or_page(request, session, classroom, text)
+    if isinstance(plan, Response):
+        return plan
+    if plan.refused:
+        return _import_page(
+            request,
+            classroom,
+            text=text,
+            plan=plan,
+            status_code=status.HTTP_422_UNPROCESSABLE_CONTENT,
+        )
+    created = await roster_import.carry_out(session=session, class_id=class_id, plan=plan)
+    return _import_page(
+        request,
+        classroom,
+        plan=plan,
+        created=[
+            {
+                "name": c.name,
+                "number": c.number,
+                "username": c.username,
+                "link": public_url(request, c.link),
+            }
+            for c in created
+        ],
+    )
+
+
+# --- a student's number -----------------------------------------------------------------
+
+
+@router.post("/classes/{class_id}/students/{student_id}/number")
+async def number_form(
+    class_id: ClassId,
+    student_id: StudentId,
+    request: Request,
+    session: SessionDep,
+    user: OptionalUser,
+    student_number: Annotated[str, Form()] = "",
+) -> Response:
+    classroom = await teacher_class(request, session, user, class_id)
+    if isinstance(classroom, Response):
+        return classroom
+    student = await class_student(session=session, class_id=class_id, student_id=student_id)
+    number = " ".join(student_number.split())
+    if len(number) > service.STUDENT_NUMBER_MAX:
+        _flash(
+            request,
+            gettext("Student number: use at most %(max)s characters (this has %(count)s).")
+            % {"max": service.STUDENT_NUMBER_MAX, "count": len(number)},
+            kind="error",
+        )
+        return _redirect(f"/classes/{class_id}#roster")
+    await service.set_student_number(
+        session=session, class_id=class_id, student_id=student_id, number=number or None
+    )
+    _flash(
+        request,
+        gettext("%(name)s's student number is now %(number)s.")
+        % {"name": student.display_name, "number": number}
+        if number
+        else gettext("%(name)s has no student number now.") % {"name": student.display_name},
+    )
+    return _redirect(f"/classes/{class_id}#roster")
+
+
+# --- undo -------------------------------------------------------------------------------
+
+UNDO_EXPIRED = N_("The time to undo this has passed.")
+
+
+@router.post("/classes/{class_id}/students/{student_id}/restore")
+async def restore_form(
+    class_id: ClassId,
+    student_id: StudentId,
+    request: Request,
+    session: SessionDep,
+    user: OptionalUser,
+) -> Response:
+    """Undo a removal (within service.UNDO_WINDOW)."""
+    classroom = await teacher_class(request, session, user, class_id)
+    if isinstance(classroom, Response):
+        return classroom
+    if await service.restore_student(session=session, class_id=class_id, student_id=student_id):
+        student = await class_student(session=session, class_id=class_id, student_id=student_id)
+        _flash(request, gettext("%(name)s is back in the class.") % {"name": student.display_name})
+    else:
+        _flash(request, gettext(UNDO_EXPIRED), kind="error")
+    return _redirect(f"/classes/{class_id}#roster")
+
+
+@router.get("/classes/{class_id}/join-code")
+async def confirm_new_code_page(
+    class_id: ClassId, request: Request, session: SessionDep, user: OptionalUser
+) -> Response:
+    """The confirm step of a new join code (a page: it works without JavaScript)."""
+    classroom = await teacher_class(request, session, user, class_id)
+    if isinstance(classroom, Response):
+        return classroom
+    return render(
+        request,
+        "classes/confirm.html",
+        {
+            "classroom": classroom,
+            "title": gettext("Make a new join code?"),
+            "message": gettext(
+                "The code %(code)s and its link stop working at once; students already in"
+                " “%(class)s” stay. You can undo this for %(minutes)s minutes."
+            )
+            % {
+                "code": classroom.join_code,
+                "class": classroom.name,
+                "minutes": int(service.UNDO_WINDOW.total_seconds() // 60),
+            },
+            "action": f"/classes/{class_id}/join-code",
+            "back": f"/classes/{class_id}",
+            "confirm_label": gettext("Yes, make a new code"),
+        },
+    )
+
+
+@router.post("/classes/{class_id}/join-code/undo")
+async def undo_new_code(
+    class_id: ClassId, request: Request, session: SessionDep, user: OptionalUser
+) -> Response:
+    """The class's previous join code back (the one the session remembers, for a while)."""
+    classroom = await teacher_class(request, session, user, class_id)
+    if isinstance(classroom, Response):
+        return classroom
+    saved = request.session.pop("class_undo_code", None)
+    live = (
+        isinstance(saved, dict)
+        and saved.get("class_id") == class_id
+        and isinstance(saved.get("code"), str)
+        and isinstance(saved.get("until"), int | float)
+        and datetime.fromtimestamp(saved["until"], utcnow().tzinfo) > utcnow()
+    )
+    if live and await service.restore_code(
+        session=session, classroom=classroom, code=saved["code"]
+    ):
+        _flash(
+            request,
+            gettext("The join code is %(code)s again.") % {"code": classroom.join_code},
+        )
+    else:
+        _flash(request, gettext(UNDO_EXPIRED), kind="error")
+    return _redirect(f"/classes/{class_id}")
