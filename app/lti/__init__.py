@@ -4,16 +4,48 @@ docs/lti.md says what an administrator registers and why the pieces are as they 
 
 from __future__ import annotations
 
-from fastapi import FastAPI
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from typing import Any
 
-from app.lti import pages, router
-from app.lti.cookies import LtiSessionCookie
+from fastapi import Depends, FastAPI
 
 
 def install(app: FastAPI) -> None:
     """The LTI routes, without the CSRF check: a launch is a cross-site form post that
     carries a signed id_token and a single-use state instead; and the session cookie an
-    LTI launch starts works inside the platform's iframe (app/lti/cookies.py)."""
+    LTI launch starts works inside the platform's iframe (app/lti/cookies.py). Imported
+    here rather than above: other domains import app.lti.grades where a score changes,
+    and need none of the pages."""
+    from app.auth.dependencies import require_csrf
+    from app.lti import class_pages, pages, router
+    from app.lti.cookies import LtiSessionCookie
+
     app.include_router(router.router)
     app.include_router(pages.router)
+    # A signed-in teacher's forms and API calls: CSRF-checked like every other.
+    app.include_router(class_pages.router, dependencies=[Depends(require_csrf)])
     app.add_middleware(LtiSessionCookie)
+    _with_score_delivery(app)
+
+
+
+def _with_score_delivery(app: FastAPI) -> None:
+    """The outbox of scores for the platforms' gradebooks (app/lti/outbox.py), delivered
+    while the app runs: started once the app's own start-up has opened the database, and
+    stopped before it closes it."""
+    from app.lti.outbox import ScoreDelivery
+
+    started_app = app.router.lifespan_context
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[Any]:
+        async with started_app(app) as state:
+            delivery = ScoreDelivery(app.state.database)
+            delivery.start()
+            try:
+                yield state
+            finally:
+                await delivery.stop()
+
+    app.router.lifespan_context = lifespan

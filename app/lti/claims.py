@@ -28,3 +28,15 @@ def teaches(roles: object) -> bool:
         return False
     short = {role.rpartition("#")[2] for role in TEACHING_ROLES}
     return any(isinstance(role, str) and role in TEACHING_ROLES | short for role in roles)
+
+
+# LTI Advantage: the services a launch may name, and the scopes their tokens are asked for.
+AGS_ENDPOINT = "https://purl.imsglobal.org/spec/lti-ags/claim/endpoint"
+NRPS = "https://purl.imsglobal.org/spec/lti-nrps/claim/namesroleservice"
+DEEP_LINKING_SETTINGS = "https://purl.imsglobal.org/spec/lti-dl/claim/deep_linking_settings"
+DEEP_LINKING_REQUEST = "LtiDeepLinkingRequest"
+DEEP_LINKING_RESPONSE = "LtiDeepLinkingResponse"
+CONTENT_ITEMS = "https://purl.imsglobal.org/spec/lti-dl/claim/content_items"
+DEEP_LINKING_DATA = "https://purl.imsglobal.org/spec/lti-dl/claim/data"
+SCORE_SCOPE = "https://purl.imsglobal.org/spec/lti-ags/scope/score"
+MEMBERSHIPS_SCOPE = "https://purl.imsglobal.org/spec/lti-nrps/scope/contextmembership.readonly"

@@ -21,6 +21,7 @@ from app.lti.keys import PlatformKeys, PlatformKeysUnavailable
 from app.models import LtiDeployment, LtiLogin, LtiPlatform
 
 CLOCK_SKEW_S = 60
+MESSAGE_TYPES = (claims.RESOURCE_LINK_REQUEST, claims.DEEP_LINKING_REQUEST)
 
 
 class LaunchRefused(Exception):
@@ -74,11 +75,11 @@ async def verified_claims(
             ),
             deployment=repr(deployment),
         )
-    if payload.get(claims.MESSAGE_TYPE) != claims.RESOURCE_LINK_REQUEST:
+    if payload.get(claims.MESSAGE_TYPE) not in MESSAGE_TYPES:
         raise LaunchRefused(
-            N_("The message type %(given)s is not supported here; only %(supported)s is."),
+            N_("The message type %(given)s is not supported here; only %(supported)s are."),
             given=repr(payload.get(claims.MESSAGE_TYPE)),
-            supported=claims.RESOURCE_LINK_REQUEST,
+            supported=" and ".join(MESSAGE_TYPES),
         )
     if payload.get(claims.VERSION) != claims.LTI_VERSION:
         raise LaunchRefused(

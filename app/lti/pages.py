@@ -6,19 +6,24 @@ id_token instead (app/lti/launch.py)."""
 from __future__ import annotations
 
 import logging
+from typing import Any
+from urllib.parse import urlsplit
 
 from fastapi import APIRouter, Request
 from fastapi.responses import RedirectResponse, Response
+from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.auth import sessions
 from app.auth.arrival import safe_next
 from app.auth.dependencies import log_in
+from app.classes import service as classes
 from app.db import SessionDep
-from app.i18n import N_, gettext
-from app.lti import handoff, launch, service
+from app.i18n import DEFAULT_LANGUAGE, N_, gettext
+from app.lti import claims, deep_linking, handoff, launch, service
 from app.lti.cookies import LTI_SESSION
 from app.lti.keys import platform_keys
-from app.models import utcnow
+from app.middleware import content_security_policy
+from app.models import Exercise, LtiPlatform, utcnow
 from app.templating import render
 
 log = logging.getLogger("app")
@@ -76,8 +81,13 @@ async def launch_page(request: Request, session: SessionDep) -> Response:
             session=session, id_token=id_token, login=login, keys=platform_keys
         )
         arrival = await service.arrive(
-            session=session, payload=payload, base_url=settings.effective_public_base_url
+            session=session,
+            payload=payload,
+            base_url=settings.effective_public_base_url,
+            platform_id=login.platform_id,
         )
+        if payload.get(claims.MESSAGE_TYPE) == claims.DEEP_LINKING_REQUEST:
+            return await _picker(request, session, payload, arrival, login.platform_id)
     except launch.LaunchRefused as exc:
         return _refused(request, exc)
     key = await sessions.start_session(
@@ -85,7 +95,7 @@ async def launch_page(request: Request, session: SessionDep) -> Response:
     )
     log_in(request, arrival.user, key)
     request.session[LTI_SESSION] = True
-    target = f"/lessons/{arrival.lesson_slug}" if arrival.lesson_slug else "/"
+    target = arrival.target
     if request.headers.get("sec-fetch-dest") != "iframe":
         return RedirectResponse(target, status_code=303)
     # In a frame the cookie may not have been kept: the page finds out, and goes on to the
@@ -119,3 +129,87 @@ async def continue_in_window(request: Request, session: SessionDep) -> Response:
     log_in(request, user, fields["sid"])
     request.session[LTI_SESSION] = True
     return RedirectResponse(safe_next(fields["to"]), status_code=303)
+
+
+async def _picker(
+    request: Request,
+    session: AsyncSession,
+    payload: dict[str, Any],
+    arrival: service.Arrival,
+    platform_id: int,
+) -> Response:
+    """A deep-linking request: the catalog to pick from (instructors only). The page is
+    the launch's answer itself, so it works in the platform's iframe without a cookie."""
+    if not claims.teaches(payload.get(claims.ROLES)):
+        raise launch.LaunchRefused(N_("Only an instructor of the course can add activities."))
+    picking = deep_linking.picking_of(payload, platform_id=platform_id, user_id=arrival.user.id)
+    if picking is None:
+        raise launch.LaunchRefused(
+            N_("The platform's deep-linking request has no return URL, or takes no LTI links.")
+        )
+    lessons = await classes.live_lessons(session=session)
+    _questions, exercises = await classes.live_items(
+        session=session, slugs=[lesson.slug for lesson in lessons]
+    )
+    by_lesson: dict[str, list[Exercise]] = {}
+    for exercise in exercises:
+        by_lesson.setdefault(exercise.lesson_slug, []).append(exercise)
+    return render(
+        request,
+        "lti/pick.html",
+        {
+            "lessons": lessons,
+            "exercises": by_lesson,
+            "picking": deep_linking.seal(request, picking),
+            "multiple": picking.accept_multiple,
+        },
+    )
+
+
+@router.post("/lti/deep-link")
+async def deep_link(request: Request, session: SessionDep) -> Response:
+    """The teacher's choice, sent back to the platform as a signed LtiDeepLinkingResponse
+    in a form that posts itself to the platform's return URL."""
+    form = await request.form()
+    picking = deep_linking.unseal(request, str(form.get("picking", "")))
+    platform = await session.get(LtiPlatform, picking.platform_id) if picking is not None else None
+    if picking is None or platform is None:
+        refusal = launch.LaunchRefused(
+            N_("The choice came too late; add the activity again from your course.")
+        )
+        return _refused(request, refusal)
+    chosen = [value for value in form.getlist("item") if isinstance(value, str)]
+    if not picking.accept_multiple:
+        chosen = chosen[:1]
+    settings = request.app.state.settings
+    language = getattr(request.state, "language", None) or DEFAULT_LANGUAGE
+    items = []
+    for value in chosen:
+        kind, _, name = value.partition(":")
+        exercise = await session.get(Exercise, name) if kind == "exercise" else None
+        slug = exercise.lesson_slug if exercise is not None else name
+        lesson = await classes.live_lesson(session=session, slug=slug)
+        if lesson is None or (kind == "exercise" and (exercise is None or exercise.retired)):
+            continue
+        items.append(
+            deep_linking.content_item(
+                base_url=settings.effective_public_base_url,
+                lesson=lesson,
+                exercise=exercise,
+                language=language,
+            )
+        )
+    token = await deep_linking.response_jwt(
+        session=session, platform=platform, picking=picking, items=items
+    )
+    answer = render(
+        request,
+        "lti/deep_link_return.html",
+        {"return_url": picking.return_url, "jwt": token, "count": len(items)},
+    )
+    # The one form on this site that posts elsewhere: to the platform that asked.
+    origin = "{0.scheme}://{0.netloc}".format(urlsplit(picking.return_url))
+    answer.headers["content-security-policy"] = content_security_policy(settings).replace(
+        "form-action 'self'", f"form-action 'self' {origin}"
+    )
+    return answer

@@ -13,6 +13,7 @@ from datetime import datetime, timedelta
 from typing import Any
 from urllib.parse import urlencode, urlsplit
 
+import httpx
 from sqlalchemy import delete, select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession
@@ -20,10 +21,13 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from app.auth.security import token_digest
 from app.classes import service as classes
 from app.i18n import N_
-from app.lti import claims
+from app.lti import claims, grades, roster
 from app.lti.launch import LaunchRefused
+from app.lti.tokens import ServiceError
 from app.models import (
+    ClassMember,
     Classroom,
+    Exercise,
     LtiAccount,
     LtiContext,
     LtiDeployment,
@@ -175,18 +179,53 @@ class Arrival:
     user: User
     class_id: int | None
     lesson_slug: str | None
+    exercise_id: str | None = None
+
+    @property
+    def target(self) -> str:
+        if self.lesson_slug is None:
+            return "/"
+        anchor = f"#exercise-{self.exercise_id}" if self.exercise_id else ""
+        return f"/lessons/{self.lesson_slug}{anchor}"
 
 
-async def arrive(*, session: AsyncSession, payload: dict[str, Any], base_url: str) -> Arrival:
-    """What a verified launch does: account, class, lesson."""
+async def arrive(
+    *, session: AsyncSession, payload: dict[str, Any], base_url: str, platform_id: int
+) -> Arrival:
+    """What a verified launch does: account, class, lesson; and the line item the link
+    sends scores to, if it has one (app/lti/grades.py)."""
     teaching = claims.teaches(payload.get(claims.ROLES))
     user = await _account(session=session, payload=payload, teaching=teaching)
-    class_id = await _class(session=session, payload=payload, user=user, teaching=teaching)
-    lesson_slug = await _lesson(session=session, payload=payload, base_url=base_url)
-    return Arrival(user=user, class_id=class_id, lesson_slug=lesson_slug)
+    class_id = await _class(
+        session=session, payload=payload, user=user, teaching=teaching, platform_id=platform_id
+    )
+    if payload.get(claims.MESSAGE_TYPE) == claims.DEEP_LINKING_REQUEST:
+        return Arrival(user=user, class_id=class_id, lesson_slug=None)
+    lesson_slug, exercise_id = await _lesson(session=session, payload=payload, base_url=base_url)
+    if not teaching:
+        await grades.learnt_from_launch(
+            session=session,
+            payload=payload,
+            platform_id=platform_id,
+            user_id=user.id,
+            lesson_slug=lesson_slug,
+            exercise_id=exercise_id,
+        )
+    return Arrival(user=user, class_id=class_id, lesson_slug=lesson_slug, exercise_id=exercise_id)
 
 
 async def _account(*, session: AsyncSession, payload: dict[str, Any], teaching: bool) -> User:
+    user = await _linked_user(session=session, payload=payload, teaching=teaching)
+    if not user.active:
+        raise LaunchRefused(N_("This account has been disabled by an administrator here."))
+    if teaching and user.role == Role.STUDENT:
+        user.role = Role.TEACHER  # an instructor in the course runs its class here
+        await session.flush()
+    return user
+
+
+async def _linked_user(*, session: AsyncSession, payload: dict[str, Any], teaching: bool) -> User:
+    """The account of the LMS user `payload` names (iss, sub, names), made if new."""
     issuer, subject = str(payload["iss"]), str(payload["sub"])
     user = await session.scalar(
         select(User)
@@ -202,11 +241,6 @@ async def _account(*, session: AsyncSession, payload: dict[str, Any], teaching: 
         session.add(user)
         await session.flush()
         session.add(LtiAccount(issuer=issuer, subject=subject, user_id=user.id))
-        await session.flush()
-    if not user.active:
-        raise LaunchRefused(N_("This account has been disabled by an administrator here."))
-    if teaching and user.role == Role.STUDENT:
-        user.role = Role.TEACHER  # an instructor in the course runs its class here
         await session.flush()
     return user
 
@@ -225,7 +259,12 @@ async def _free_username(*, session: AsyncSession, payload: dict[str, Any]) -> s
 
 
 async def _class(
-    *, session: AsyncSession, payload: dict[str, Any], user: User, teaching: bool
+    *,
+    session: AsyncSession,
+    payload: dict[str, Any],
+    user: User,
+    teaching: bool,
+    platform_id: int,
 ) -> int | None:
     """The course's class: made by the first instructor who launches (who owns it);
     learners join it. A learner who arrives before any instructor joins on a later launch."""
@@ -243,9 +282,12 @@ async def _class(
         classroom = await classes.create_class(
             session=session, teacher_id=user.id, name=title[:CLASS_NAME_MAX]
         )
-        session.add(LtiContext(issuer=issuer, context_id=context_id, class_id=classroom.id))
+        link = LtiContext(issuer=issuer, context_id=context_id, class_id=classroom.id)
+        session.add(link)
+        roster.learnt_from_launch(link=link, payload=payload, platform_id=platform_id)
         await session.flush()
         return classroom.id
+    roster.learnt_from_launch(link=link, payload=payload, platform_id=platform_id)
     if not teaching:
         joined = await session.get(Classroom, link.class_id)
         if joined is not None:
@@ -255,11 +297,25 @@ async def _class(
     return link.class_id
 
 
-async def _lesson(*, session: AsyncSession, payload: dict[str, Any], base_url: str) -> str | None:
-    """The lesson the link names: the custom parameter `lesson`, else the target link URI's
-    /lessons/<slug> on this site. LaunchRefused if it names one that does not exist."""
+async def _lesson(
+    *, session: AsyncSession, payload: dict[str, Any], base_url: str
+) -> tuple[str | None, str | None]:
+    """The lesson the link names, and the exercise if it names one: the custom parameter
+    `exercise` (its lesson), else `lesson`, else the target link URI's /lessons/<slug> on
+    this site. LaunchRefused if it names one that does not exist."""
     custom = payload.get(claims.CUSTOM)
-    slug = custom.get("lesson") if isinstance(custom, dict) else None
+    custom = custom if isinstance(custom, dict) else {}
+    if exercise_id := custom.get("exercise"):
+        lesson_slug = await session.scalar(
+            select(Exercise.lesson_slug).where(Exercise.id == str(exercise_id), ~Exercise.retired)
+        )
+        if lesson_slug is None:
+            raise LaunchRefused(
+                N_("The linked exercise %(exercise)s does not exist on this site."),
+                exercise=repr(exercise_id),
+            )
+        return lesson_slug, str(exercise_id)
+    slug = custom.get("lesson")
     if not slug:
         target = urlsplit(str(payload.get(claims.TARGET_LINK_URI) or ""))
         ours = urlsplit(base_url)
@@ -267,9 +323,81 @@ async def _lesson(*, session: AsyncSession, payload: dict[str, Any], base_url: s
         if match and (not target.netloc or target.netloc == ours.netloc):
             slug = match.group(1)
     if not slug:
-        return None
+        return None, None
     if await classes.live_lesson(session=session, slug=str(slug)) is None:
         raise LaunchRefused(
             N_("The linked lesson %(lesson)s does not exist on this site."), lesson=repr(slug)
         )
-    return str(slug)
+    return str(slug), None
+
+
+class RosterUnavailable(LaunchRefused):
+    """The class has no roster at the platform, or the platform did not give it now (a
+    reason in words, as a LaunchRefused's)."""
+
+
+async def sync_roster(
+    *, session: AsyncSession, class_id: int, client: httpx.AsyncClient, now: datetime
+) -> int:
+    """The learners of the course's roster (Names and Role Provisioning Services) as
+    students of its class, accounts made for those who have not launched yet. Learners the
+    teacher removed from the class stay removed; no one is removed by a sync. Returns how
+    many joined."""
+    link = await session.scalar(select(LtiContext).where(LtiContext.class_id == class_id))
+    platform = (
+        await session.get(LtiPlatform, link.platform_id)
+        if link is not None and link.platform_id is not None
+        else None
+    )
+    if link is None or platform is None or not link.memberships_url:
+        raise RosterUnavailable(
+            N_("This class has no roster to sync: an instructor launches it from the course first.")
+        )
+    classroom = await session.get_one(Classroom, class_id)
+    try:
+        members = await roster.members(
+            session=session, platform=platform, url=link.memberships_url, client=client
+        )
+    except ServiceError as exc:
+        raise RosterUnavailable(
+            N_("The platform did not give the roster: %(reason)s."), reason=str(exc)
+        ) from exc
+    joined = 0
+    for member in members:
+        if member.teaching or not member.active:
+            continue
+        user = await _linked_user(
+            session=session,
+            payload={"iss": platform.issuer, "sub": member.user_id, "name": member.name},
+            teaching=False,
+        )
+        if not user.active or user.role != Role.STUDENT:
+            continue
+        before = await session.scalar(
+            select(ClassMember).where(
+                ClassMember.class_id == class_id, ClassMember.student_id == user.id
+            )
+        )
+        if before is not None:
+            continue  # in the class already, or removed by the teacher
+        with contextlib.suppress(classes.JoinRefused):
+            await classes.join(session=session, student_id=user.id, code=classroom.join_code)
+            joined += 1
+    link.roster_synced_at = now
+    await session.flush()
+    return joined
+
+
+@dataclass
+class RosterState:
+    synced_at: datetime | None
+
+
+async def roster_state(*, session: AsyncSession, class_id: int) -> RosterState | None:
+    """For the class page: None unless the class has a roster at an LMS to sync."""
+    link = await session.scalar(
+        select(LtiContext).where(
+            LtiContext.class_id == class_id, LtiContext.memberships_url.is_not(None)
+        )
+    )
+    return RosterState(synced_at=link.roster_synced_at) if link is not None else None

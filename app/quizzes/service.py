@@ -12,6 +12,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.db import insert_for
 from app.i18n import DEFAULT_LANGUAGE
+from app.lti import grades
 from app.models import Question, QuestionAttempt
 from app.models.attempt import QuestionReveal
 from app.quizzes.kinds import kind_of
@@ -75,6 +76,9 @@ async def answer_question(
         )
     )
     await session.flush()
+    await grades.progress_changed(
+        session=session, user_ids=[user_id], lesson_slug=question.lesson_slug
+    )
     return result(
         question, language, checked.recorded, checked.correct, before.answered(checked.correct)
     )

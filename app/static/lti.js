@@ -9,3 +9,8 @@ if (arrived) {
     })
     .catch(() => {});
 }
+
+// After a teacher's choice in a deep-linking request (app/templates/lti/deep_link_return.html):
+// the signed answer goes back to the platform at once; the button is there without scripts.
+const deepLinkReturn = document.getElementById("lti-deep-link-return");
+if (deepLinkReturn) deepLinkReturn.submit();

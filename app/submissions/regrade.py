@@ -17,6 +17,7 @@ from sqlalchemy import Integer, insert, literal, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.db import Database
+from app.lti import grades
 from app.models import (
     ClassMember,
     Classroom,
@@ -298,6 +299,11 @@ async def apply(*, session: AsyncSession, regrade: Regrade, user_id: int | None)
     )
     regrade.status, regrade.applied_at, regrade.applied_by = RegradeStatus.APPLIED, now, user_id
     await session.flush()
+    await grades.exercise_progress_changed(  # the LMS's gradebook, if linked
+        session=session,
+        user_ids={submission.user_id for _result, submission in results},
+        exercise_id=regrade.exercise_id,
+    )
     return changed
 
 

@@ -11,6 +11,7 @@ from sqlalchemy.orm.attributes import set_committed_value
 
 from app import metrics
 from app.db import insert_for
+from app.lti import grades
 from app.models import (
     Exercise,
     RevealReason,
@@ -244,6 +245,10 @@ async def _finish_if_complete(
         await storage.compact(
             session=session, user_id=submission.user_id, exercise_id=submission.exercise_id
         )
+        if submission.mode == SubmissionMode.GRADE:  # the LMS's gradebook, if linked
+            await grades.exercise_progress_changed(
+                session=session, user_ids=[submission.user_id], exercise_id=submission.exercise_id
+            )
 
 
 async def unfinished_ids(*, session: AsyncSession) -> list[int]:

@@ -17,7 +17,8 @@ import pytest
 from fastapi import FastAPI
 
 from app.db import Database
-from app.lti import service
+from app.lti import keys, service
+from app.models import utcnow
 from tests.app.lti.flow import RunningPlatform
 from tests.helpers import refuse_server_errors
 
@@ -34,9 +35,9 @@ def _free_port() -> int:
 
 
 @contextmanager
-def running_platform(tool: str) -> Iterator[RunningPlatform]:
+def running_platform(tool: str, port: int | None = None) -> Iterator[RunningPlatform]:
     """The platform process, for the tool at `tool`, until the block ends."""
-    port = _free_port()
+    port = port or _free_port()
     script = Path(__file__).with_name("lms.py")
     process = subprocess.Popen(
         [sys.executable, str(script), str(port), tool, CLIENT_ID, DEPLOYMENT_ID]
@@ -79,6 +80,24 @@ async def registered(db: Database, platform: RunningPlatform) -> RunningPlatform
             jwks_url=f"{platform.url}/jwks",
         )
     return platform
+
+
+async def give_tool_keys(db: Database, platform: RunningPlatform) -> None:
+    """The tool's public keys given to the platform, as an administrator pastes them where
+    the platform cannot reach the tool's JWKS URL (the tool under test is in process)."""
+    async with db.sessionmaker() as session, session.begin():
+        await keys.ensure_key(session=session)
+        published = await keys.published_jwks(session=session, now=utcnow())
+    async with httpx.AsyncClient() as client:
+        answer = await client.put(f"{platform.url}/tool-keys", json=published)
+        answer.raise_for_status()
+
+
+@pytest.fixture
+async def advantage(db: Database, registered: RunningPlatform) -> RunningPlatform:
+    """The registered platform, holding the tool's keys (for its token URL and deep links)."""
+    await give_tool_keys(db, registered)
+    return registered
 
 
 @pytest.fixture

@@ -8,6 +8,16 @@ the auto-posting form every platform sends).
 
 GET /start?user=..&role=Learner|Instructor[&lesson=..][&tamper=..] begins a launch (the
 platform's side of "a user clicks the link"): a redirect to the tool's login initiation.
+Its `lineitem=ID` gives the link a gradebook column (the AGS claim), `exercise=ID` the
+custom parameter of a deep-linked exercise, `deep_link=1` makes it an
+LtiDeepLinkingRequest; every launch in a course names its roster (the NRPS claim).
+
+LTI Advantage services, each the library's own handling (token requests, score posts,
+memberships, deep-linking responses): POST /token, POST /lineitems/ID/scores,
+GET /memberships/CONTEXT, POST /deep-link-return. For the tests: GET /scores/ID (the
+scores received), GET /deep-links (the content items received), PUT /roster/CONTEXT (the
+course's members), PUT /tool-keys (the tool's JWKS, as an administrator pastes it when
+the platform cannot reach the tool's JWKS URL).
 GET /course?user=..&role=..&lesson=.. is a course page showing that launch in an iframe.
 GET /auth is the OIDC authorization endpoint the tool sends the browser to; it answers
 the form that posts id_token and state to the tool. `tamper` makes a token the tool must
@@ -16,6 +26,7 @@ refuse: bad_signature, wrong_audience, unknown_deployment, expired."""
 from __future__ import annotations
 
 import html
+import json
 import secrets
 import sys
 import typing as t
@@ -27,9 +38,18 @@ from cryptography.hazmat.primitives.asymmetric import rsa
 from fastapi import FastAPI, Request
 from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse
 from lti1p3platform.ltiplatform import LTI1P3PlatformConfAbstract
-from lti1p3platform.message_launch import MessageLaunchAbstract
+from lti1p3platform.membership import Context
+from lti1p3platform.message_launch import LTIAdvantageMessageLaunchAbstract
 from lti1p3platform.oidc_login import OIDCLoginAbstract
 from lti1p3platform.registration import Registration
+from lti1p3platform.request import Request as LtiRequest
+from lti1p3platform.request import TRequest
+from lti1p3platform.score import UpdateScoreStatus
+from lti1p3platform.service_connector import (
+    AssignmentsGradesService,
+    NamesRoleProvisioningService,
+    TPage,
+)
 
 MEMBERSHIP = "http://purl.imsglobal.org/vocab/lis/v2/membership#"
 ISSUER_PATH = ""  # the issuer is the platform's own base URL
@@ -57,6 +77,9 @@ class Launch:
     lesson: str | None
     tamper: str | None
     context: str
+    lineitem: str | None = None
+    exercise: str | None = None
+    deep_link: bool = False
 
 
 class TamperingRegistration(Registration):
@@ -91,7 +114,7 @@ class Login(OIDCLoginAbstract):
         return RedirectResponse(url)
 
 
-class MessageLaunch(MessageLaunchAbstract):
+class MessageLaunch(LTIAdvantageMessageLaunchAbstract):
     def get_preflight_response(self) -> dict[str, t.Any]:
         assert isinstance(self._request, dict)
         return self._request
@@ -108,14 +131,150 @@ class MessageLaunch(MessageLaunchAbstract):
         )
 
 
+class ServiceRequest(LtiRequest):
+    """A request as the library's services read it."""
+
+    def build_metadata(self, request: t.Any) -> TRequest:
+        return t.cast(TRequest, request)
+
+
+async def service_request(request: Request) -> ServiceRequest:
+    body = await request.body()
+    return ServiceRequest(
+        {
+            "method": request.method,
+            "form_data": {},
+            "get_data": dict(request.query_params),
+            "headers": request.headers,
+            "content_type": request.headers.get("content-type"),
+            "path": request.url.path,
+            "json": json.loads(body) if body else None,
+        }
+    )
+
+
+class Gradebook(AssignmentsGradesService):
+    """Line items made on demand (a platform that keeps its gradebook elsewhere), scores
+    kept in the order they arrive."""
+
+    scores: t.ClassVar[dict[str, list[dict[str, t.Any]]]] = {}
+
+    def find_lineitems(self, **kwargs: t.Any) -> TPage:
+        return {"content": [], "has_next": False}
+
+    def find_lineitem(self, line_item_id: str) -> t.Any:
+        return {"id": line_item_id, "scoreMaximum": 100, "label": line_item_id}
+
+    def create_lineitem(self, creation_data: t.Any) -> t.Any:
+        return creation_data
+
+    def update_lineitem(self, update_data: t.Any) -> t.Any:
+        return update_data
+
+    def delete_lineitem(self, line_item_id: str) -> None:
+        return None
+
+    def update_score(self, line_item_id: str, score: t.Any) -> UpdateScoreStatus:
+        self.scores.setdefault(line_item_id, []).append(dict(score))
+        return UpdateScoreStatus.SUCCESS
+
+    def get_results(self, line_item_id: str, **kwargs: t.Any) -> TPage:
+        return {"content": [], "has_next": False}
+
+
+class Roster(NamesRoleProvisioningService):
+    members: t.ClassVar[dict[str, list[dict[str, t.Any]]]] = {}
+    context_id = ""
+
+    def get_member_data_page(self, **kwargs: t.Any) -> TPage:
+        return {
+            "content": [dict(m) for m in self.members.get(self.context_id, [])],
+            "has_next": False,
+        }
+
+    def get_context_by_id(self) -> Context:
+        return Context(id=self.context_id, label=self.context_id, title=f"Course {self.context_id}")
+
+
+def answer_of(response: t.Any) -> JSONResponse:
+    if response.code == 204 or response.result is None:
+        return JSONResponse({"message": response.message}, status_code=response.code)
+    return JSONResponse(response.result, status_code=response.code, media_type=response.media_type)
+
+
 def create_platform(base: str, tool: str, client_id: str, deployment_id: str) -> FastAPI:
     private, public = _pem_pair()
     registration = TamperingRegistration()
     registration.set_iss(base).set_client_id(client_id).set_deployment_id(deployment_id)
     registration.set_oidc_login_url(f"{tool}/lti/login").set_launch_url(f"{tool}/lti/launch")
     registration.set_platform_private_key(private).set_platform_public_key(public)
+    registration.set_deeplink_launch_url(f"{tool}/lti/launch")
+    registration.set_tool_key_set_url(f"{tool}/lti/jwks.json")
     launches: dict[str, Launch] = {}
+    deep_links: list[dict[str, t.Any]] = []
     app = FastAPI()
+
+    @app.put("/tool-keys")
+    async def tool_keys(request: Request) -> JSONResponse:
+        registration.set_tool_key_set(await request.json())
+        return JSONResponse({"ok": True})
+
+    @app.post("/token")
+    async def token(request: Request) -> JSONResponse:
+        form = {name: str(value) for name, value in (await request.form()).items()}
+        platform = Platform(registration=registration)
+        platform.get_registration()
+        try:
+            return JSONResponse(dict(platform.get_access_token(form)))
+        except Exception as exc:  # the library raises several kinds for a bad request
+            return JSONResponse(
+                {"error": "invalid_client", "error_description": str(exc)}, status_code=400
+            )
+
+    def gradebook(request: ServiceRequest) -> Gradebook:
+        platform = Platform(registration=registration)
+        platform.get_registration()
+        return Gradebook(request, platform, f"{base}/lineitems")
+
+    @app.post("/lineitems/{line_item_id}/scores")
+    async def scores_in(line_item_id: str, request: Request) -> JSONResponse:
+        service = gradebook(await service_request(request))
+        return answer_of(
+            service.handle_resp(service.handle_update_score, line_item_id=line_item_id)
+        )
+
+    @app.get("/scores/{line_item_id}")
+    async def scores_out(line_item_id: str) -> JSONResponse:
+        return JSONResponse(Gradebook.scores.get(line_item_id, []))
+
+    @app.get("/memberships/{context}")
+    async def memberships(context: str, request: Request) -> JSONResponse:
+        platform = Platform(registration=registration)
+        platform.get_registration()
+        service = Roster(await service_request(request), platform, f"{base}/memberships/{context}")
+        service.context_id = context
+        return answer_of(service.handle_resp(service.handle_get_members))
+
+    @app.put("/roster/{context}")
+    async def set_roster(context: str, request: Request) -> JSONResponse:
+        Roster.members[context] = await request.json()
+        return JSONResponse({"ok": True})
+
+    @app.post("/deep-link-return")
+    async def deep_link_return(request: Request) -> HTMLResponse:
+        form = await request.form()
+        platform = Platform(registration=registration)
+        platform.get_registration()
+        try:
+            items = platform.validate_deeplinking_resp({"JWT": str(form.get("JWT", ""))})
+        except Exception as exc:
+            return HTMLResponse(f"refused: {html.escape(str(exc))}", status_code=400)
+        deep_links.extend(items)
+        return HTMLResponse(f"<p>{len(items)} activities added</p>")
+
+    @app.get("/deep-links")
+    async def received_deep_links() -> JSONResponse:
+        return JSONResponse(deep_links)
 
     @app.get("/jwks")
     async def jwks() -> JSONResponse:
@@ -145,9 +304,12 @@ def create_platform(base: str, tool: str, client_id: str, deployment_id: str) ->
         lesson: str | None = None,
         tamper: str | None = None,
         context: str = "course-1",
+        lineitem: str | None = None,
+        exercise: str | None = None,
+        deep_link: bool = False,
     ) -> RedirectResponse:
         hint = secrets.token_urlsafe(8)
-        launches[hint] = Launch(user, role, lesson, tamper, context)
+        launches[hint] = Launch(user, role, lesson, tamper, context, lineitem, exercise, deep_link)
         login = Login(None, Platform(registration=registration))
         login.set_lti_message_hint(hint=hint)
         if lesson:
@@ -174,6 +336,18 @@ def create_platform(base: str, tool: str, client_id: str, deployment_id: str) ->
         )
         if found.lesson:
             launch.set_launch_url(f"{tool}/lessons/{found.lesson}")
+        if found.lineitem:
+            launch.set_ags(f"{base}/lineitems", f"{base}/lineitems/{found.lineitem}")
+        if found.exercise:
+            launch.set_custom_parameters_claim({"exercise": found.exercise})
+        launch.set_nrps(f"{base}/memberships/{found.context}")
+        if found.deep_link:
+            launch.set_dl(
+                f"{base}/deep-link-return",
+                title="Add an activity",
+                accept_types={"ltiResourceLink"},
+                extra_data={"course": found.context},
+            )
         tampered = {
             "wrong_audience": {"aud": "someone-else", "azp": "someone-else"},
             "unknown_deployment": {
