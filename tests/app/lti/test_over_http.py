@@ -8,16 +8,20 @@ import os
 import re
 import subprocess
 import sys
+import time
 from html import unescape
 from pathlib import Path
+from typing import Any
 
 import httpx
 
 from app.config import REPO_ROOT
+from app.lti.outbox import POLL_S
 from app.models import Role
 from tests.app.lti.conftest import CLIENT_ID, DEPLOYMENT_ID, running_platform
 from tests.app.lti.flow import RunningPlatform
-from tests.processes import Web
+from tests.helpers import meta_csrf
+from tests.processes import Web, wait_until
 
 LESSON = "tensor-basics"
 
@@ -79,3 +83,58 @@ def test_registration_and_launches_over_http(tmp_path: Path) -> None:
                 assert student.get("/api/me").status_code == 401
         finally:
             web.stop()
+
+
+def test_a_score_reaches_the_platform_after_it_was_down_and_the_tool_restarted(
+    tmp_path: Path,
+) -> None:
+    """The running server's own delivery: the learner's first score arrives by itself; the
+    platform goes down, the learner answers right, the tool is killed (as a crash) and
+    started again, the platform comes back at the same address, and the score arrives."""
+    data_dir = tmp_path / "data"
+    web = Web(tmp_path, {"DATA_DIR": str(data_dir), "GRADING_ENABLED": "false"})
+    web.env["PUBLIC_BASE_URL"] = web.url
+    line_item = "li-over-http"
+    with running_platform(web.url) as lms:
+        port = int(lms.url.rsplit(":", 1)[1])
+        env = os.environ | {"DATA_DIR": str(data_dir), "PUBLIC_BASE_URL": web.url}
+        env.pop("DATABASE_URL", None)
+        registered = subprocess.run(
+            [sys.executable, "-m", "app", "lti", "add-platform", "--issuer", lms.url,
+             "--client-id", CLIENT_ID, "--deployment-id", DEPLOYMENT_ID,
+             "--auth-url", f"{lms.url}/auth", "--token-url", f"{lms.url}/token",
+             "--jwks-url", f"{lms.url}/jwks"],
+            cwd=REPO_ROOT, env=env, capture_output=True, text=True, timeout=120,
+        )  # fmt: skip
+        assert registered.returncode == 0, registered.stderr
+        web.start()
+        student = httpx.Client(base_url=web.url)
+        form = _launch_form(
+            student, lms, user="s-http", role="Learner", lesson=LESSON, lineitem=line_item
+        )
+        assert _post(student, form).status_code == 303
+        wait_until(lambda: len(_scores(lms, line_item)) == 1, 60, "the first score")
+    # The platform is down.
+    page = student.get(f"/lessons/{LESSON}")
+    answer = student.post(
+        "/api/questions/tensor-basics-default-dtype/answers",
+        json={"answer": 1},
+        headers={"X-CSRF-Token": meta_csrf(page.text)},
+    )
+    assert answer.status_code == 200, answer.text
+    time.sleep(POLL_S + 1)  # a round finds the platform down
+    web.kill()
+    web.start()
+    try:
+        with running_platform(web.url, port=port) as back:
+            wait_until(lambda: len(_scores(back, line_item)) == 1, 120, "the queued score")
+            (score,) = _scores(back, line_item)
+            assert score["userId"] == "s-http" and 0 < float(score["scoreGiven"]) < 1
+    finally:
+        student.close()
+        web.stop()
+
+
+def _scores(lms: RunningPlatform, line_item: str) -> list[dict[str, Any]]:
+    scores: list[dict[str, Any]] = httpx.get(f"{lms.url}/scores/{line_item}").json()
+    return scores
