@@ -13,7 +13,10 @@ from pathlib import Path
 
 import pytest
 
+from grader import Grader, GraderConfig
 from grader.cgroups import PARENT_ENV, Cgroups, CgroupUnavailable, delegate
+
+from .support import SEED_CODE, SEED_EXPECTED, grade
 
 NOBODY = 65534
 ROOT = Path(__file__).resolve().parents[2]
@@ -91,3 +94,23 @@ def test_a_worker_that_cannot_give_runs_cgroups_refuses_to_serve() -> None:
     assert worker.returncode == 1, worker.stderr
     assert "runs cannot get a cgroup of their own" in worker.stderr
     assert "no working device to serve" in worker.stderr
+
+
+def test_a_grader_that_requires_cgroups_fails_closed_without_them(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv(PARENT_ENV, f"/tensorcamp-missing-{uuid.uuid4().hex[:8]}")
+    with Grader(GraderConfig(workers=1, cgroups="required")) as grader:
+        assert "runs cannot get a cgroup of their own" in grader.problems["cpu"]
+        (run,) = grade(grader, SEED_CODE, SEED_EXPECTED).runs
+        assert run.verdict == "error" and "cgroup of their own" in (run.detail or ""), run
+
+
+def test_a_grader_told_cgroups_are_optional_grades_without_them(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv(PARENT_ENV, f"/tensorcamp-missing-{uuid.uuid4().hex[:8]}")
+    with Grader(GraderConfig(workers=1, cgroups="optional")) as grader:
+        assert grader.cgroups is None
+        assert "cpu" not in grader.problems, grader.problems
+        assert grade(grader, SEED_CODE, SEED_EXPECTED).verdict == "passed"
