@@ -23,22 +23,28 @@ def main(argv: Sequence[str] | None = None) -> int:
         "'Cgroups').",
     )
     parser.add_argument("cgroup", help="a cgroup path, e.g. /tensorcamp.slice")
-    parser.add_argument("--owner", required=True, help="user name or uid the grader runs as")
+    parser.add_argument(
+        "--owner", required=True, help="the user the grader runs as: a name, or UID[:GID]"
+    )
     args = parser.parse_args(argv)
+    uid, _, gid = args.owner.partition(":")
+    if uid.isdigit() and (gid.isdigit() or not gid):
+        # Numeric: the grader's user need not exist here (a host outside the container).
+        name, uid_n, gid_n = args.owner, int(uid), int(gid or uid)
+    else:
+        try:
+            user = pwd.getpwnam(args.owner)
+        except KeyError:
+            parser.error(f"no such user: {args.owner}")
+        name, uid_n, gid_n = user.pw_name, user.pw_uid, user.pw_gid
     try:
-        user = (
-            pwd.getpwnam(args.owner) if not args.owner.isdigit() else pwd.getpwuid(int(args.owner))
-        )
-    except KeyError:
-        parser.error(f"no such user: {args.owner}")
-    try:
-        done = delegate(args.cgroup, user.pw_uid, user.pw_gid)
+        done = delegate(args.cgroup, uid_n, gid_n)
     except (CgroupUnavailable, OSError) as exc:
         # Graders that may go without a cgroup (GRADER_CGROUPS=optional) still start.
         required = os.environ.get(CGROUPS_ENV, "required").strip().lower() in ("", "required")
-        print(f"cannot delegate {args.cgroup} to {user.pw_name}: {exc}", file=sys.stderr)
+        print(f"cannot delegate {args.cgroup} to {name}: {exc}", file=sys.stderr)
         return 1 if required else 0
-    print(f"delegated {args.cgroup} to {user.pw_name} ({user.pw_uid}:{user.pw_gid}): {done}")
+    print(f"delegated {args.cgroup} to {name} ({uid_n}:{gid_n}): {done}")
     return 0
 
 
