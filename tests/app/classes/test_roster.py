@@ -13,8 +13,10 @@ import httpx
 from fastapi import FastAPI
 from sqlalchemy import func, select, update
 
+from app.auth import password_links
 from app.auth.schemas import fold_for_search
-from app.classes import service
+from app.classes import roster_import, service
+from app.config import REPO_ROOT
 from app.db import Database
 from app.models import ClassMember, User, utcnow
 from tests.app.classes.conftest import World, add_person
@@ -290,3 +292,16 @@ async def test_roster_import_refuses_an_empty_list_and_keeps_what_was_typed(
     )
     assert columns.status_code == 422
     assert "This line has 4 columns" in columns.text
+
+
+def test_the_docs_give_the_codes_numbers() -> None:
+    """docs/teachers.md and README.md say how long a link and an undo last, and how many
+    students one import takes: the constants the code uses."""
+    teachers = " ".join((REPO_ROOT / "docs" / "teachers.md").read_text().split())
+    readme = " ".join((REPO_ROOT / "README.md").read_text().split())
+    minutes = int(service.UNDO_WINDOW.total_seconds() // 60)
+    assert f"For {minutes} minutes the message on the class page offers **Undo**" in teachers
+    assert f"For {minutes} minutes the message that says they left offers" in teachers
+    assert f"for {password_links.LINK_DAYS} days; with it the student" in teachers
+    assert f"(valid {password_links.LINK_DAYS} days)" in readme
+    assert f"At most {roster_import.MAX_ROWS} students at a time." in teachers
