@@ -1,6 +1,7 @@
 """One student's work on one lesson, in time order: every answer, every submission, every
-hint opened and every exercise given up on. Identical resubmissions in a row (same exercise,
-mode, code and verdict) collapse into one entry that says how many times."""
+hint opened, every exercise given up on and every answer the student asked to be shown.
+Identical resubmissions in a row (same exercise, mode, code and verdict) collapse into one
+entry that says how many times."""
 
 from __future__ import annotations
 
@@ -12,12 +13,14 @@ from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.classes.answers import AnswerView, correct_answer, describe_answer, plain
+from app.i18n import current_language
 from app.lessons.hints import opened_by
 from app.models import (
     Exercise,
     HintOpening,
     Question,
     QuestionAttempt,
+    QuestionReveal,
     RevealReason,
     SolutionReveal,
     Submission,
@@ -36,7 +39,7 @@ class AnswerEvent:
 
     @property
     def prompt(self) -> str:
-        return plain(self.question.prompt_html, 200)
+        return plain(self.question.in_language("prompt_html", current_language()), 200)
 
     @property
     def correct_answer(self) -> list[str]:
@@ -90,7 +93,21 @@ class GaveUpEvent:
     kind = "gave_up"
 
 
-Event = AnswerEvent | SubmissionEvent | HintEvent | GaveUpEvent
+@dataclass
+class AnswerRequestedEvent:
+    """The student asked to be shown a question's answer ("Show the answer") before they
+    had answered it right or used its tries."""
+
+    at: datetime
+    reveal: QuestionReveal
+    question: Question
+    number: int  # the question's number in the lesson (1-based)
+
+    kind = "answer_requested"
+
+
+Event = AnswerEvent | SubmissionEvent | HintEvent | GaveUpEvent | AnswerRequestedEvent
+QuestionEvents = (AnswerEvent, AnswerRequestedEvent)  # about a question, not an exercise
 
 
 async def lesson_events(*, session: AsyncSession, student_id: int, lesson_slug: str) -> list[Event]:
@@ -131,6 +148,17 @@ async def lesson_events(*, session: AsyncSession, student_id: int, lesson_slug: 
                     numbers[question.id],
                 )
             )
+        requests = await session.scalars(
+            select(QuestionReveal).where(
+                QuestionReveal.user_id == student_id,
+                QuestionReveal.question_id.in_(list(questions)),
+            )
+        )
+        for request in requests:
+            question = questions[request.question_id]
+            events.append(
+                AnswerRequestedEvent(request.created_at, request, question, numbers[question.id])
+            )
     if exercises:
         submissions = await session.scalars(
             select(Submission).where(
@@ -168,12 +196,14 @@ def _order(event: Event) -> tuple[datetime, int, int]:
         return (event.at, 1, event.submission.id)
     if isinstance(event, HintEvent):
         return (event.at, 2, event.opening.id)
+    if isinstance(event, AnswerRequestedEvent):
+        return (event.at, 4, event.reveal.id)
     return (event.at, 3, event.reveal.id)
 
 
 def exercises_in(events: list[Event]) -> list[Exercise]:
     """The exercises the timeline speaks of, in the lesson's order: the filter's choices."""
-    found = {e.exercise.id: e.exercise for e in events if not isinstance(e, AnswerEvent)}
+    found = {e.exercise.id: e.exercise for e in events if not isinstance(e, QuestionEvents)}
     return sorted(found.values(), key=lambda exercise: exercise.position)
 
 
@@ -182,7 +212,7 @@ def filter_events(events: list[Event], *, exercise: str, verdict: str) -> list[E
     submission verdict (`Verdict`'s values); an empty choice keeps everything."""
     kept = events
     if exercise:
-        kept = [e for e in kept if not isinstance(e, AnswerEvent) and e.exercise.id == exercise]
+        kept = [e for e in kept if not isinstance(e, QuestionEvents) and e.exercise.id == exercise]
     if verdict:
         kept = [
             e for e in kept if isinstance(e, SubmissionEvent) and e.submission.verdict == verdict

@@ -4,8 +4,8 @@ exercise) before the timeline, so that sixteen attempts read as one row.
 Per item: the best result (right, or an exercise's passing verdict; else the latest graded
 verdict), attempts (answers, or graded submissions, as the grid counts them), time spent
 (from the first thing done on the item to its first success, or to the last thing done when
-there is none: try-outs and hints count as work), whether the student gave up, and the hints
-they opened."""
+there is none: try-outs and hints count as work), whether the student gave up (a question:
+asked to be shown its answer), and the hints they opened."""
 
 from __future__ import annotations
 
@@ -14,7 +14,14 @@ from datetime import datetime, timedelta
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from app.classes.drilldown import AnswerEvent, Event, GaveUpEvent, HintEvent, SubmissionEvent
+from app.classes.drilldown import (
+    AnswerEvent,
+    AnswerRequestedEvent,
+    Event,
+    GaveUpEvent,
+    HintEvent,
+    SubmissionEvent,
+)
 from app.classes.service import live_items
 from app.i18n import gettext
 from app.models import SubmissionMode, SubmissionStatus, Verdict
@@ -31,7 +38,7 @@ class ItemSummary:
     first_at: datetime | None = None
     done_at: datetime | None = None
     last_at: datetime | None = None
-    gave_up: bool = False
+    gave_up: bool = False  # a question: the student asked to be shown its answer
     hints: int = 0
 
     @property
@@ -86,6 +93,11 @@ async def summarize(
                 row.best, row.done_at = "right", event.at
             elif not row.done:
                 row.best = "wrong"
+            continue
+        if isinstance(event, AnswerRequestedEvent):
+            row = rows.get(f"q:{event.question.id}")
+            if row is not None:
+                row.gave_up = True
             continue
         row = rows.get(f"e:{event.exercise.id}")
         if row is None:

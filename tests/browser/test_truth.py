@@ -1,7 +1,8 @@
 """What the platform says is true, in a real browser, in English and in Turkish: a try-out
 whose output differs says so (never "Passed"), to the student and in the teacher's
 drill-down; a give-up, which the student is told the teacher will see, shows in the grid, the
-drill-down and the insight; the lesson says which devices grade here (no GPU on this
+drill-down and the insight, and so does an answer the student asked to be shown ("Show the
+answer"); the lesson says which devices grade here (no GPU on this
 machine: cuda is checked elsewhere). axe audits each page."""
 
 from __future__ import annotations
@@ -21,6 +22,10 @@ WORDS = {
         "passed": "Passed",
         "gave_up": "Gave up and saw the sample solution",
         "insight_gave_up": "1 student gave up and saw the sample solution.",
+        "show_answer": "Show the answer",
+        "the_answer": "The answer:",
+        "asked": "Asked to be shown the answer",
+        "insight_asked": "1 student asked to be shown the answer.",
         "graded_here": "Graded here on:",
         "elsewhere": "is checked on servers that have it",
     },
@@ -30,11 +35,16 @@ WORDS = {
         "passed": "Geçti",
         "gave_up": "Vazgeçti ve örnek çözümü gördü",
         "insight_gave_up": "1 öğrenci vazgeçip örnek çözümü gördü.",
+        "show_answer": "Cevabı göster",
+        "the_answer": "Cevap:",
+        "asked": "Cevabın gösterilmesini istedi",
+        "insight_asked": "1 öğrenci cevabın gösterilmesini istedi.",
         "graded_here": "Burada değerlendirildiği aygıtlar:",
         "elsewhere": "bu aygıta sahip sunucularda denetlenir",
     },
 }
 TRY_CODE = "print('not the expected output')\n"
+ASKED = "tensor-basics-default-dtype"  # multiple choice; option 0 is wrong
 
 
 def set_code(page: object, exercise: object, code: str) -> None:
@@ -96,15 +106,23 @@ def test_what_students_and_teachers_are_told_is_true(
     exercise.locator("details.give-up button").click()
     exercise.locator("section.solution").wait_for()
 
+    # A wrong answer, then "Show the answer": the teacher sees that too.
+    question = page.locator(f"#q-{ASKED}")
+    question.locator('input[type="radio"]').first.check()
+    question.locator("form.answer-form button[type=submit]").click()
+    question.locator(".feedback").get_by_role("button", name=words["show_answer"]).click()
+    question.locator(".feedback").get_by_text(words["the_answer"]).wait_for()
+
     page = teacher.go(class_path + "/progress")
     cell = page.locator("table.grid tbody tr", has_text=student_name).locator("td.c").first
-    assert "⚑1" in cell.inner_text()
+    assert "⚑1" in cell.inner_text() and "⚐1" in cell.inner_text()
     teacher.audit("grid-with-give-up")
 
     cell.locator("a").click()
     page.wait_for_url(re.compile(r"/students/\d+/lessons/tensor-basics$"))
     timeline = page.locator("ol.timeline")
     assert words["gave_up"] in timeline.locator("li.event.gave-up").inner_text()
+    assert words["asked"] in timeline.locator("li.event.answer-requested").inner_text()
     try_out = timeline.locator("li.event.submission").first
     assert words["differs"] in try_out.locator(".event-head").inner_text()
     assert f"✓ {words['passed']}" not in timeline.inner_text()
@@ -112,5 +130,6 @@ def test_what_students_and_teachers_are_told_is_true(
 
     page = teacher.go(class_path + "/insight?lesson=tensor-basics")
     assert words["insight_gave_up"] in page.locator("#items").inner_text()
+    assert words["insight_asked"] in page.locator("#items").inner_text()
     teacher.audit("insight-with-give-up")
     assert not teacher.errors and not student.errors  # type: ignore[attr-defined]

@@ -1,6 +1,7 @@
-"""What teachers are shown is true: give-ups appear wherever they look (grid, drill-down,
-insight, CSV, API); a run this platform could not grade (no such device here) is never an
-error; a try-out run is never "Passed" when its output differed."""
+"""What teachers are shown is true: give-ups, and the answers a student asked to be shown,
+appear wherever they look (grid, drill-down, insight, CSV, API); a run this platform could
+not grade (no such device here) is never an error; a try-out run is never "Passed" when its
+output differed."""
 
 from __future__ import annotations
 
@@ -13,7 +14,13 @@ import httpx
 
 from app.db import Database
 from app.models import Submission, utcnow
-from tests.app.classes.conftest import LESSON, World, add_submission, lesson_items
+from tests.app.classes.conftest import (
+    LESSON,
+    World,
+    add_submission,
+    lesson_items,
+    wrong_answer,
+)
 
 
 def run(device: str, verdict: str, stdout: str = "", **extra: Any) -> dict[str, Any]:
@@ -96,6 +103,65 @@ async def test_a_give_up_shows_wherever_the_teacher_looks(
     assert item["students_gave_up"] == 1
     shown = (await client.get(f"/classes/{cid}/insight?lesson={LESSON}", headers=h)).text
     assert "1 student gave up and saw the sample solution." in shown
+
+
+async def test_an_answer_asked_for_shows_wherever_the_teacher_looks(
+    client: httpx.AsyncClient, db: Database, world: World
+) -> None:
+    questions, _ = await lesson_items(db)
+    question = questions[1]
+    student = world.member.headers
+    wrong = await client.post(
+        f"/api/questions/{question.id}/answers",
+        json={"answer": wrong_answer(question)},
+        headers=student,
+    )
+    assert wrong.status_code == 200 and wrong.json()["correct_answer"] is None
+    shown = await client.post(f"/api/questions/{question.id}/reveal", headers=student)
+    assert shown.status_code == 200 and shown.json()["correct_answer"] is not None
+    h = world.teacher.headers
+    cid, sid = world.class_id, world.member.id
+
+    progress = (await client.get(f"/api/classes/{cid}/progress", headers=h)).json()
+    cell = next(c for c in progress["cells"] if c["lesson_slug"] == LESSON)
+    assert cell["answers_requested"] == 1
+    assert cell["exercises_given_up"] == 0  # a question's answer is not an exercise given up
+
+    table = (await client.get(f"/api/classes/{cid}/progress.csv", headers=h)).text
+    header = table.splitlines()[0].split(",")
+    assert header.index("answers_requested") > header.index("score_percent")  # joined at the end
+    row = next(r for r in csv.DictReader(io.StringIO(table)) if r["lesson_slug"] == LESSON)
+    assert row["answers_requested"] == "1"
+
+    grid = (await client.get(f"/classes/{cid}/progress", headers=h)).text
+    assert "⚐1" in grid and "asked for the answer of 1 question<" in grid
+
+    drill = (
+        await client.get(f"/api/classes/{cid}/students/{sid}/lessons/{LESSON}", headers=h)
+    ).json()
+    assert [r["question_id"] for r in drill["answers_requested"]] == [question.id]
+    assert drill["cell"]["answers_requested"] == 1
+    assert drill["gave_up"] == []
+    page = (await client.get(f"/classes/{cid}/students/{sid}/lessons/{LESSON}", headers=h)).text
+    event = page[page.index('<li class="event answer-requested">') :]
+    assert "Asked to be shown the answer" in event[: event.index("</li>")]
+    assert "Question 2" in event[: event.index("</li>")]
+    assert "⚐</span> asked for the answer" in page  # the item-by-item row of question 2
+
+    insight = (
+        await client.get(f"/api/classes/{cid}/insight", params={"lesson": LESSON}, headers=h)
+    ).json()
+    item = next(i for i in insight["items"] if i["id"] == question.id)
+    assert item["students_requested_answer"] == 1
+    others = [i for i in insight["items"] if i["id"] != question.id]
+    assert all(i["students_requested_answer"] == 0 for i in others)
+    seen = (await client.get(f"/classes/{cid}/insight?lesson={LESSON}", headers=h)).text
+    assert "1 student asked to be shown the answer." in seen
+
+    # Asking again once it is shown records nothing more.
+    assert (await client.post(f"/api/questions/{question.id}/reveal", headers=student)).is_success
+    again = (await client.get(f"/api/classes/{cid}/progress", headers=h)).json()
+    assert next(c for c in again["cells"] if c["lesson_slug"] == LESSON)["answers_requested"] == 1
 
 
 async def test_a_run_not_graded_here_is_never_an_error(
