@@ -3,7 +3,8 @@
 `next` is where to return after logging in: a path of this site only (with its query and
 #anchor), so a crafted link cannot bounce anyone elsewhere. `why` names what was pending
 when they were sent, for the pages to say so: `answer` (a question's answer, kept in the
-browser by frontend/pending.js and filled in again on the way back). A join link needs no
+browser by frontend/pending.js, or without JavaScript on the server by app/quizzes/pending.py,
+and filled in again on the way back). A join link needs no
 `why`: its class is named from the `next` path itself."""
 
 from __future__ import annotations
@@ -84,8 +85,8 @@ async def arrival(request: Request, next: str | None, why: str | None) -> Arriva
         )
     elif reason == WHY_ANSWER:
         message = gettext(
-            "Log in or create an account to check your answer. It is kept in this browser "
-            "and filled in again when you are back at the question."
+            "Log in or create an account to check your answer. It is kept and filled in "
+            "again when you are back at the question."
         )
     elif target != "/":
         message = gettext(

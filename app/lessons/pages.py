@@ -9,11 +9,15 @@ from app.auth.dependencies import OptionalUser
 from app.classes.home import home_section
 from app.db import SessionDep
 from app.errors import not_found
+from app.i18n import N_
 from app.lessons import hints, progress, service
 from app.lessons.lesson_page import render_lesson
+from app.quizzes import pending as pending_answers
 from app.templating import render
 
 router = APIRouter(include_in_schema=False)
+# The same words as frontend/pending.js says with JavaScript (app/i18n.py's answer_restored).
+RESTORED = N_("Your answer from before you logged in is back. Press Check.")
 
 
 @router.get("/")
@@ -38,9 +42,19 @@ async def catalog(request: Request, session: SessionDep, user: OptionalUser) -> 
 
 @router.get("/lessons/{slug}")
 async def lesson_page(
-    slug: str, request: Request, session: SessionDep, user: OptionalUser
+    slug: str, request: Request, session: SessionDep, user: OptionalUser, pending: str = ""
 ) -> Response:
-    return await render_lesson(request, session=session, user=user, slug=slug)
+    """`pending`: the token of an answer given logged out (app/quizzes/pending.py), filled
+    in again."""
+    kept = await pending_answers.take(
+        session=session, token=pending, lesson_slug=slug, user_id=user.id if user else None
+    )
+    if kept is None:
+        return await render_lesson(request, session=session, user=user, slug=slug)
+    # Said in the question (the page takes it out of the session as it is drawn).
+    request.session["flash"] = {"question": kept.question_id, "message": RESTORED, "kept": True}
+    typed = {kept.question_id: kept.answer}
+    return await render_lesson(request, session=session, user=user, slug=slug, typed_answers=typed)
 
 
 @router.post("/exercises/{exercise_id}/hints/{number}/open")

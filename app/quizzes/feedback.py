@@ -95,12 +95,12 @@ async def question_views(
     language: str = DEFAULT_LANGUAGE,
 ) -> list[QuestionView]:
     """`typed`: question id -> an answer sent but not taken, shown instead of the last."""
+    typed = typed or {}
     if user_id is None or not questions:
-        return [QuestionView(q, None, language=language) for q in questions]
+        return [QuestionView(q, None, typed.get(q.id), language) for q in questions]
     last, standings = await service.lesson_answers(
         session=session, user_id=user_id, questions=questions
     )
-    typed = typed or {}
     return [
         QuestionView(q, last.get(q.id), typed.get(q.id), language, standings[q.id])
         for q in questions

@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import re
 from html import unescape
+from urllib.parse import parse_qs, urlencode, urlsplit
 
 import httpx
 import pytest
@@ -17,12 +18,13 @@ from app.db import Database
 from app.models import Question, QuestionAttempt, User
 from app.models.attempt import QuestionReveal
 from tests.app.quizzes.conftest import question_article
-from tests.helpers import browser_signup, csrf_from
+from tests.helpers import browser_signup, csrf_from, unique_name
 
 SLUG = "gpu-support"
 MC = "gpu-support-same-device"
 FILL = "gpu-support-move-to"
 MATCH = "gpu-support-match-terms"
+PREDICT = "tensor-basics-predict-columns"
 
 
 async def _question(db: Database, question_id: str) -> Question:
@@ -281,10 +283,70 @@ async def test_form_answer_without_csrf_is_403(client: httpx.AsyncClient, db: Da
     assert await _attempts(db, name) == []
 
 
-async def test_anonymous_form_answer_goes_to_log_in(client: httpx.AsyncClient) -> None:
-    response = await _submit(client, MC, [("answer", "3")])
+async def test_anonymous_form_answer_is_kept_through_signing_up(
+    client: httpx.AsyncClient, db: Database
+) -> None:
+    """Without JavaScript the answer cannot wait in the browser: it waits on the server,
+    and the way back from log-in (or sign-up) carries its token (issue 11, point 11)."""
+    prediction = "tensor([1., 2.])\n" * 100  # far longer than a log-in form's `next`
+    response = await _submit(client, FILL, [("blank", "to")])
     assert response.status_code == 303
-    assert response.headers["location"] == f"/login?next=/lessons/{SLUG}"
+    location = urlsplit(response.headers["location"])
+    assert location.path == "/login"
+    query = parse_qs(location.query)
+    assert query["why"] == ["answer"]
+    back = query["next"][0]
+    assert re.fullmatch(rf"/lessons/{SLUG}\?pending=[\w-]{{40,64}}#q-{FILL}", back), back
+    login = await client.get(response.headers["location"])
+    assert "to check your answer. It is kept" in login.text
+    assert f"/signup?{urlencode({'next': back, 'why': 'answer'})}" in unescape(login.text)
+
+    # A stranger's guess, or another lesson's page, shows nothing kept.
+    token = parse_qs(urlsplit(back).query)["pending"][0]
+    for address in (f"/lessons/{SLUG}?pending=guess", f"/lessons/tensor-basics?pending={token}"):
+        assert "pending-answer" not in (await client.get(address)).text
+
+    page = await client.get("/signup")
+    signed_up = await client.post(
+        "/signup",
+        data={
+            "username": (name := unique_name()),
+            "password": "correct horse",
+            "csrf_token": csrf_from(page.text),
+            "next": back,
+            "why": "answer",
+        },
+    )
+    assert signed_up.status_code == 303 and signed_up.headers["location"] == back
+    article = question_article((await client.get(back)).text, FILL)
+    assert 'value="to"' in article
+    assert "Your answer from before you logged in is back. Press Check." in article
+    assert 'class="alert pending-answer" role="status"' in article
+    assert await _attempts(db, name) == []  # kept, not checked: the student presses Check
+
+    await _submit(client, FILL, [("blank", "to")])
+    assert [a.answer for a in await _attempts(db, name)] == [["to"]]
+    # Checked: the way back now shows the student's own answer, not the kept one again.
+    assert "pending-answer" not in (await client.get(back)).text
+
+    # Any length is kept (predict-the-output answers run to thousands of characters).
+    await client.post("/logout", data={"csrf_token": csrf_from((await client.get("/")).text)})
+    predicted = await _submit(client, PREDICT, [("printed", prediction)], slug="tensor-basics")
+    back = parse_qs(urlsplit(predicted.headers["location"]).query)["next"][0]
+    assert len(back) < 200
+    kept = question_article((await client.get(back)).text, PREDICT)
+    assert escape(prediction.strip()) in kept
+
+
+async def test_anonymous_form_answer_with_an_empty_part_is_not_kept(
+    client: httpx.AsyncClient,
+) -> None:
+    response = await _submit(client, FILL, [("blank", "  ")])
+    assert response.status_code == 303
+    # Nothing to keep (it could not be checked anyway): no promise that it is kept.
+    assert response.headers["location"] == "/login?" + urlencode(
+        {"next": f"/lessons/{SLUG}#q-{FILL}"}
+    )
 
 
 @pytest.mark.parametrize(
