@@ -22,6 +22,7 @@ from urllib.parse import parse_qs
 from babel.dates import format_datetime
 from babel.messages.mofile import write_mo
 from babel.messages.pofile import read_po
+from babel.numbers import format_decimal, format_percent
 from babel.support import Translations
 from starlette.datastructures import MutableHeaders
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
@@ -178,6 +179,23 @@ def format_when(value: datetime | None, kind: str = "datetime") -> str:
     return format_datetime(value, _FORMATS[kind], tzinfo=UTC, locale=current_language())
 
 
+# Numbers on pages, in the reader's language (the one place they are formatted): a share as
+# a whole percentage ("47%", in Turkish "%47"), a count or mean with `digits` decimals
+# ("2.0", in Turkish "2,0"). None is a dash, as for dates.
+def format_share(value: float | None) -> str:
+    if value is None:
+        return "—"
+    return format_percent(value, locale=current_language())
+
+
+def format_number(value: float | None, digits: int = 1, fixed: bool = True) -> str:
+    """`fixed`: always `digits` decimals ("2.0"); else at most that many ("87.5", "100")."""
+    if value is None:
+        return "—"
+    pattern = "#,##0." + ("0" if fixed else "#") * digits if digits else "#,##0"
+    return format_decimal(value, format=pattern, locale=current_language())
+
+
 # Messages of the JavaScript bundle, handed to it as JSON by base.html. Keys are what the
 # code asks for; `{name}` placeholders are filled in by the script.
 def js_messages() -> dict[str, str]:
@@ -249,6 +267,9 @@ def js_messages() -> dict[str, str]:
         "teacher_comment": _("Comment from your teacher"),
         "teacher_wrote": _("Your teacher wrote"),
         "teacher_wrote_name": _("{name}, your teacher, wrote"),
+        "output_hint": _("Hint from your teacher on this output"),
+        "output_hint_by": _("A hint from {name}, your teacher, on this output"),
+        "output_hint_anonymous": _("A hint from your teacher on this output"),
         "solution_title": _("Sample solution"),
         "solution_after_pass": _("You passed: compare your code with the sample solution."),
         "solution_after_give_up": _(

@@ -3,12 +3,14 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 from urllib.parse import urlencode
 
 import jinja2
 from fastapi import Request
 from fastapi.templating import Jinja2Templates
+from markupsafe import Markup, escape
 from starlette.responses import HTMLResponse
 
 from app import i18n
@@ -32,6 +34,13 @@ env.install_gettext_callables(  # type: ignore[attr-defined]
     gettext=i18n.gettext, ngettext=i18n.ngettext, newstyle=True
 )
 env.globals["csrf_field"] = CSRF_FIELD
+_CODE_SPAN = re.compile(r"`([^`]+)`")
+
+
+def code_spans(text: str) -> Markup:
+    """A plain-text title whose code is written `like this` (app.classes.answers.plain keeps
+    a prompt's inline code so) as HTML: escaped, each span in <code>."""
+    return Markup(_CODE_SPAN.sub(r"<code>\1</code>", str(escape(text))))
 
 
 @jinja2.pass_context
@@ -51,6 +60,9 @@ LEVEL_NAMES = {
 }
 env.filters["level_name"] = lambda level: i18n.gettext(LEVEL_NAMES.get(level, level.title()))
 env.filters["when"] = i18n.format_when
+env.filters["share"] = i18n.format_share  # 0.47 -> "47%" ("%47" in Turkish)
+env.filters["number"] = i18n.format_number  # 2 -> "2.0" ("2,0"); number(0) for integers
+env.filters["code_spans"] = code_spans  # `code` in a plain-text title shown as code
 # Translate a message made elsewhere (an error's detail); unknown messages stay as they are.
 env.filters["t"] = i18n.gettext
 env.globals["verdict_label"] = workbench.verdict_label

@@ -25,8 +25,14 @@ class Translated:
 
     def in_language(self, name: str, language: str) -> Any:
         """The column `name` in `language`; in English where it has no translation."""
-        words = (self.translations or {}).get(language) or {}
-        return words[name] if name in words else getattr(self, name)
+        return translated(self.translations, language, name, getattr(self, name))
+
+
+def translated(translations: dict[str, Any] | None, language: str, name: str, english: Any) -> Any:
+    """`Translated.in_language` for a query that selected columns rather than rows: the
+    column `name` in `language` from the row's `translations`, else `english`."""
+    words = (translations or {}).get(language) or {}
+    return words.get(name, english)
 
 
 class Track(Translated, Base):
