@@ -18,6 +18,7 @@ from app.classes import due
 from app.classes.answers import plain
 from app.classes.grid import Grid, GridStudent
 from app.classes.service import active_members
+from app.i18n import current_language
 from app.models import (
     Exercise,
     Question,
@@ -27,6 +28,7 @@ from app.models import (
     SubmissionStatus,
     Verdict,
 )
+from app.models.content import translated
 
 
 @dataclass(frozen=True)
@@ -125,16 +127,28 @@ async def _titles(
     session: AsyncSession, question_ids: set[str], exercise_ids: set[str]
 ) -> dict[str, str]:
     titles: dict[str, str] = {}
+    language = current_language()
     if question_ids:
         rows = await session.execute(
-            select(Question.id, Question.prompt_html).where(Question.id.in_(question_ids))
+            select(Question.id, Question.prompt_html, Question.translations).where(
+                Question.id.in_(question_ids)
+            )
         )
-        titles.update({qid: plain(prompt, 70) for qid, prompt in rows})
+        titles.update(
+            {
+                qid: plain(translated(words, language, "prompt_html", prompt), 70)
+                for qid, prompt, words in rows
+            }
+        )
     if exercise_ids:
         rows = await session.execute(
-            select(Exercise.id, Exercise.title).where(Exercise.id.in_(exercise_ids))
+            select(Exercise.id, Exercise.title, Exercise.translations).where(
+                Exercise.id.in_(exercise_ids)
+            )
         )
-        titles.update({eid: title for eid, title in rows})
+        titles.update(
+            {eid: translated(words, language, "title", title) for eid, title, words in rows}
+        )
     return titles
 
 

@@ -11,6 +11,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.classes.answers import plain
 from app.classes.service import active_members
+from app.i18n import current_language
 from app.models import (
     Exercise,
     Question,
@@ -20,6 +21,7 @@ from app.models import (
     SubmissionStatus,
     Verdict,
 )
+from app.models.content import translated
 
 
 @dataclass(frozen=True)
@@ -49,19 +51,25 @@ class Expanded:
 
 async def expand_lesson(*, session: AsyncSession, class_id: int, slug: str) -> Expanded:
     questions = await session.execute(
-        select(Question.id, Question.prompt_html)
+        select(Question.id, Question.prompt_html, Question.translations)
         .where(~Question.retired, Question.lesson_slug == slug)
         .order_by(Question.position)
     )
     exercises = await session.execute(
-        select(Exercise.id, Exercise.title)
+        select(Exercise.id, Exercise.title, Exercise.translations)
         .where(~Exercise.retired, Exercise.lesson_slug == slug)
         .order_by(Exercise.position)
     )
+    language = current_language()
     items = [
-        ItemColumn(qid, "question", plain(prompt, 70), f"q{n}")
-        for n, (qid, prompt) in enumerate(questions, 1)
-    ] + [ItemColumn(eid, "exercise", title, f"e{n}") for n, (eid, title) in enumerate(exercises, 1)]
+        ItemColumn(
+            qid, "question", plain(translated(words, language, "prompt_html", prompt), 70), f"q{n}"
+        )
+        for n, (qid, prompt, words) in enumerate(questions, 1)
+    ] + [
+        ItemColumn(eid, "exercise", translated(words, language, "title", title), f"e{n}")
+        for n, (eid, title, words) in enumerate(exercises, 1)
+    ]
     members = active_members(class_id)
     marks: dict[tuple[int, str], Mark] = {}
     answered = await session.execute(

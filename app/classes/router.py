@@ -642,6 +642,7 @@ def item_out(item: Item, *, details: bool = True) -> ItemInsight:
         students_tried=item.students_tried,
         students_right=item.students_right,
         share_right=round(item.share_right, 4),
+        share_right_of_tried=round(item.share_right_of_tried, 4),
         attempts_to_success_mean=item.attempts_mean,
         attempts_to_success_median=item.attempts_median,
         wrong=[group_out(c) for c in item.wrong] if details else [],

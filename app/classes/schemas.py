@@ -357,6 +357,10 @@ class ItemInsight(BaseModel):
     students_tried: int
     students_right: int
     share_right: float = Field(description="Students right at least once / students in class.")
+    share_right_of_tried: float = Field(
+        description="Students right at least once / students who tried: the share the pages"
+        " show and `hardest` is ranked by."
+    )
     attempts_to_success_mean: float | None
     attempts_to_success_median: float | None
     wrong: list[Group] = Field(
