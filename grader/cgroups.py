@@ -8,14 +8,14 @@ can ever open a cgroup file, move a process or change a limit. The host reads th
 after the run (verdict `memory_limit`) and removes the cgroup.
 
 cgroup v2 is used where the host delegates the memory and pids controllers to us (systemd
-`Delegate=yes`, Docker `--cgroupns=private` with a writable /sys/fs/cgroup); otherwise the v1
+`Delegate=yes`, or a cgroup handed over as below); otherwise the v1
 `memory`, `pids` (and `cpu`) hierarchies, as on hosts that still mount v1.
 
 Runs go below the grader's own cgroup, or below `GRADER_CGROUP_PARENT` where the host hands the
 grader a cgroup other than its own: a Docker worker cannot write the cgroup Docker makes for
-it, so root makes one beside it and hands it over (`python -m grader.cgroups delegate`, run by
-the compose file's one-shot `cgroups` service) and the worker is started in it
-(`cgroup_parent`).
+it, so root hands over the one that holds it (the compose file's one-shot `cgroups` service
+runs `python -m grader.delegate ..` in the same `cgroup_parent`) and the worker makes its runs'
+cgroups there (`GRADER_CGROUP_PARENT=..`).
 """
 
 from __future__ import annotations
@@ -42,6 +42,11 @@ CPU_WEIGHT_V2 = 100  # the default: every run counts as one task, however many t
 CPU_SHARES_V1 = 1024
 PREFIX = "tensorcamp-grader-"
 PARENT_ENV = "GRADER_CGROUP_PARENT"
+# GRADER_CGROUP_PARENT (and delegate's argument) "..": the parent of the process's own cgroup,
+# in each hierarchy. Docker makes a container's cgroup under its `cgroup_parent`, resolved
+# differently by each cgroup driver; a container finds that directory as its own cgroup's
+# parent, so the one that hands it over and the workers inside it agree whatever the driver.
+OWN_PARENT = ".."
 CONTROLLERS = ("memory", "pids", "cpu")
 _counter = itertools.count()
 
@@ -236,11 +241,21 @@ def _delegated_parent() -> str | None:
     value = os.environ.get(PARENT_ENV, "").strip()
     if not value:
         return None
-    if not value.startswith("/") or ".." in value.split("/"):
+    if value != OWN_PARENT and (not value.startswith("/") or ".." in value.split("/")):
         raise CgroupUnavailable(
-            f"{PARENT_ENV} must be a cgroup path such as /tensorcamp.slice, not {value!r}"
+            f"{PARENT_ENV} must be a cgroup path such as /tensorcamp.slice, or {OWN_PARENT} "
+            f"(the parent of the grader's own cgroup), not {value!r}"
         )
-    return value.rstrip("/") or "/"
+    return value if value == OWN_PARENT else value.rstrip("/") or "/"
+
+
+def _resolve(cgroup: str, own: str | None) -> str | None:
+    """An absolute cgroup path for `cgroup`, which may be OWN_PARENT (then None at the root)."""
+    if cgroup != OWN_PARENT:
+        return cgroup
+    if own is None or own.rstrip("/") == "":
+        return None
+    return own.rstrip("/").rsplit("/", 1)[0] or "/"
 
 
 def _host_dir(delegated: Path) -> Path:
@@ -258,6 +273,10 @@ def _setup_v2() -> Cgroups:
     if not mounts or own is None:
         raise CgroupUnavailable("cgroup v2: not mounted")
     delegated = _delegated_parent()
+    if delegated is not None:
+        delegated = _resolve(delegated, own)
+        if delegated is None:
+            raise CgroupUnavailable(f"cgroup v2: {PARENT_ENV}={OWN_PARENT} at the root cgroup")
     if delegated is not None and own != delegated and not own.startswith(delegated + "/"):
         # A process may only be moved within a subtree whose cgroup.procs its mover may write.
         raise CgroupUnavailable(
@@ -315,7 +334,9 @@ def _setup_v1() -> Cgroups:
     bases: dict[str, Path] = {}
     for controller in CONTROLLERS:
         mounts = [m for m in _mounts() if m.fstype == "cgroup" and controller in m.options]
-        wanted = delegated or own.get(controller)
+        wanted = (
+            own.get(controller) if delegated is None else _resolve(delegated, own.get(controller))
+        )
         base = _locate(wanted, mounts) if wanted is not None else None
         if base is not None:
             bases[controller] = base
@@ -358,21 +379,25 @@ _DELEGATED_FILES = {
 
 
 def delegate(cgroup: str, uid: int, gid: int) -> str:
-    """Make `cgroup` (a path such as /tensorcamp.slice) in the hierarchies a grader uses and
-    hand it to uid:gid, so that a grader running as that user makes its runs' cgroups there
-    (GRADER_CGROUP_PARENT). Needs root (CAP_CHOWN) and the host's cgroup filesystems, mounted
-    as the host sees them; says what it did."""
-    if not cgroup.startswith("/") or cgroup == "/" or ".." in cgroup.split("/"):
+    """Make `cgroup` (a path such as /tensorcamp.slice, or OWN_PARENT) in the hierarchies a
+    grader uses and hand it to uid:gid, so that a grader running as that user makes its runs'
+    cgroups there (GRADER_CGROUP_PARENT). Needs root (CAP_CHOWN) and the host's cgroup
+    filesystems, mounted as the host sees them; says what it did."""
+    if cgroup != OWN_PARENT and (
+        not cgroup.startswith("/") or cgroup == "/" or ".." in cgroup.split("/")
+    ):
         raise CgroupUnavailable(f"not a cgroup below the root: {cgroup!r}")
+    own = _own_cgroups()
     top = [m for m in _mounts() if m.root == "/"]
     unified = next((m for m in top if m.fstype == "cgroup2"), None)
     if unified is not None:
         available = set((_read(Path(unified.point) / "cgroup.controllers") or "").split())
-        if {"memory", "pids"} <= available:
+        target = _resolve(cgroup, own.get(""))
+        if {"memory", "pids"} <= available and target not in (None, "/"):
             wanted = [name for name in CONTROLLERS if name in available]
             directory = Path(unified.point)
             # Every cgroup on the way down hands the controllers on to the next.
-            for part in cgroup.strip("/").split("/"):
+            for part in target.strip("/").split("/"):
                 _hand_on(directory, wanted)
                 directory = directory / part
                 directory.mkdir(exist_ok=True)
@@ -389,7 +414,10 @@ def delegate(cgroup: str, uid: int, gid: int) -> str:
                 f"no cgroup v2 with the memory and pids controllers, and no v1 {controller} "
                 "hierarchy mounted (is the host's /sys/fs/cgroup mounted here?)"
             )
-        directory = Path(mount.point + cgroup)
+        target = _resolve(cgroup, own.get(controller))
+        if target in (None, "/"):
+            raise CgroupUnavailable(f"cgroup v1 {controller}: {cgroup} is the root cgroup")
+        directory = Path(mount.point + target)
         directory.mkdir(parents=True, exist_ok=True)
         _hand_over(directory, _DELEGATED_FILES[1], uid, gid)
         done.append(str(directory))

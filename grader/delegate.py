@@ -1,7 +1,8 @@
 """`python -m grader.delegate CGROUP --owner USER`, run as root: make a cgroup in the
 hierarchies a grader uses and hand it to the user the grader runs as, who then makes its runs'
-cgroups there (GRADER_CGROUP_PARENT). The compose file's one-shot `cgroups` service runs it
-before the workers start; see docs/grader.md, "Cgroups".
+cgroups there (GRADER_CGROUP_PARENT). CGROUP `..` is the parent of this process's own cgroup:
+the compose file's one-shot `cgroups` service, started in the workers' `cgroup_parent`, runs
+`python -m grader.delegate .. --owner grader` before they start; see docs/grader.md, "Cgroups".
 """
 
 from __future__ import annotations
@@ -22,7 +23,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         description="Hand a cgroup to the user a grader runs as (run as root; docs/grader.md, "
         "'Cgroups').",
     )
-    parser.add_argument("cgroup", help="a cgroup path, e.g. /tensorcamp.slice")
+    parser.add_argument(
+        "cgroup", help="a cgroup path, e.g. /tensorcamp.slice, or .. (this cgroup's parent)"
+    )
     parser.add_argument(
         "--owner", required=True, help="the user the grader runs as: a name, or UID[:GID]"
     )

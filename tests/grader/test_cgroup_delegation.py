@@ -114,3 +114,47 @@ def test_a_grader_told_cgroups_are_optional_grades_without_them(
         assert grader.cgroups is None
         assert "cpu" not in grader.problems, grader.problems
         assert grade(grader, SEED_CODE, SEED_EXPECTED).verdict == "passed"
+
+
+# Run as a process of its own, moved into /<name>/child in every hierarchy: like a container
+# Docker started under `cgroup_parent: <name>`, it hands over and then uses its cgroup's parent.
+_OWN_PARENT_PROBE = """
+import os, sys
+from pathlib import Path
+from grader.cgroups import OWN_PARENT, PARENT_ENV, Cgroups, _mounts, delegate
+
+name, owner = sys.argv[1], int(sys.argv[2])
+for mount in _mounts():
+    ours = mount.fstype == "cgroup2" or {"memory", "pids", "cpu"} & mount.options
+    if mount.root == "/" and ours:
+        child = Path(mount.point, name, "child")
+        child.mkdir(parents=True)
+        (child / "cgroup.procs").write_text(str(os.getpid()))
+print(delegate(OWN_PARENT, owner, owner))
+os.environ[PARENT_ENV] = OWN_PARENT
+cgroups = Cgroups.create()
+for parent in cgroups.parents.values():
+    assert parent.parent.parent.name == name, parent
+    assert parent.parent.parent.stat().st_uid == owner, parent
+cgroups.close()
+print("ok")
+"""
+
+
+def test_the_parent_of_the_graders_own_cgroup_is_handed_over_and_used() -> None:
+    if os.geteuid() != 0:
+        pytest.skip("making a cgroup for someone else needs root")
+    name = f"tensorcamp-test-{uuid.uuid4().hex[:8]}.slice"
+    probe = subprocess.run(
+        [sys.executable, "-c", _OWN_PARENT_PROBE, name, str(NOBODY)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    top = Path("/sys/fs/cgroup")
+    for directory in [*top.glob(name), *top.glob(f"*/{name}")]:
+        (directory / "child").rmdir()  # empty: the probe has exited
+        directory.rmdir()
+    assert probe.returncode == 0, probe.stderr
+    assert probe.stdout.endswith("ok\n"), probe.stdout
