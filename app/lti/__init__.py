@@ -18,16 +18,17 @@ def install(app: FastAPI) -> None:
     here rather than above: other domains import app.lti.grades where a score changes,
     and need none of the pages."""
     from app.auth.dependencies import require_csrf
-    from app.lti import class_pages, pages, router
+    from app.lti import admin, class_pages, pages, router
     from app.lti.cookies import LtiSessionCookie
 
     app.include_router(router.router)
     app.include_router(pages.router)
-    # A signed-in teacher's forms and API calls: CSRF-checked like every other.
-    app.include_router(class_pages.router, dependencies=[Depends(require_csrf)])
+    # Signed-in teachers' and administrators' forms and API calls: CSRF-checked.
+    csrf = [Depends(require_csrf)]
+    app.include_router(class_pages.router, dependencies=csrf)
+    app.include_router(admin.router, dependencies=csrf)
     app.add_middleware(LtiSessionCookie)
     _with_score_delivery(app)
-
 
 
 def _with_score_delivery(app: FastAPI) -> None:

@@ -12,6 +12,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from app.config import Settings
 from app.db import Database
 from app.lti import keys, service
+from app.lti.tool_config import tool_urls
 from app.models import utcnow
 
 
@@ -34,12 +35,14 @@ def _run(settings: Settings, work: Callable[[AsyncSession], Awaitable[int]]) -> 
 
 
 def _urls(settings: Settings) -> str:
-    base = settings.effective_public_base_url
+    urls = tool_urls(settings.effective_public_base_url)
     return (
-        f"  login initiation URL: {base}/lti/login\n"
-        f"  redirect (launch) URL: {base}/lti/launch\n"
-        f"  target link URI:       {base}/lessons/<lesson slug>\n"
-        f"  public keyset (JWKS):  {base}/lti/jwks.json"
+        f"  login initiation URL:  {urls.login}\n"
+        f"  redirect (launch) URL: {urls.launch}\n"
+        f"  deep linking URL:      {urls.deep_linking}\n"
+        f"  target link URI:       {urls.target_link}\n"
+        f"  public keyset (JWKS):  {urls.jwks}\n"
+        f"  (the same, and Canvas's JSON, on the page /admin/lti)"
     )
 
 

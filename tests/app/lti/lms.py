@@ -31,6 +31,7 @@ import secrets
 import sys
 import typing as t
 from dataclasses import dataclass
+from urllib.parse import urlencode
 
 import uvicorn
 from cryptography.hazmat.primitives import serialization
@@ -288,9 +289,12 @@ def create_platform(base: str, tool: str, client_id: str, deployment_id: str) ->
         return JSONResponse({"kid": registration.get_kid()})
 
     @app.get("/course")
-    async def course(user: str, role: str, lesson: str) -> HTMLResponse:
-        """A course page with the tool in an iframe, as an LMS shows an activity."""
-        query = html.escape(f"user={user}&role={role}&lesson={lesson}")
+    async def course(user: str, role: str, lesson: str = "", deep_link: str = "") -> HTMLResponse:
+        """A course page with the tool in an iframe, as an LMS shows an activity (or, with
+        `deep_link`, its activity picker)."""
+        params = {"user": user, "role": role} | ({"lesson": lesson} if lesson else {})
+        params |= {"deep_link": "1"} if deep_link else {}
+        query = html.escape(urlencode(params))
         return HTMLResponse(
             f'<!doctype html><html lang="en"><title>Course</title><h1>Course</h1>'
             f'<iframe src="/start?{query}" title="Tensorcamp" width="1000" height="700">'
