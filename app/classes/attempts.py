@@ -84,7 +84,7 @@ class Neighbours:
 
 
 async def neighbours(*, session: AsyncSession, class_id: int, student_id: int) -> Neighbours:
-    """The students before and after this one in the roster's order (by username)."""
+    """The students before and after this one in the roster's order (by name)."""
     students = await roster(session=session, class_id=class_id)
     index = next((i for i, row in enumerate(students) if row.id == student_id), None)
     if index is None:

@@ -44,7 +44,13 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from app.auth.schemas import fold_for_search
 from app.classes import due
 from app.classes.due import STATE_LABELS, STATE_SYMBOLS, STATES, LatePolicy, State, state_of
-from app.classes.service import active_members, assignments, class_extensions, person_matches
+from app.classes.service import (
+    active_members,
+    assignments,
+    by_name,
+    class_extensions,
+    person_matches,
+)
 from app.i18n import N_, current_language
 from app.models import (
     ClassAssignment,
@@ -450,17 +456,19 @@ def _latest(a: datetime | None, b: datetime | None) -> datetime | None:
 async def build_grid(*, session: AsyncSession, class_id: int, now: datetime | None = None) -> Grid:
     """The whole grid of a class in nine queries."""
     now = now or utcnow()
-    students = [
-        GridStudent(i, name, display_name, number)
-        for i, name, display_name, number in (
-            await session.execute(
-                select(User.id, User.username, User.display_name, ClassMember.student_number)
-                .join(ClassMember, ClassMember.student_id == User.id)
-                .where(ClassMember.class_id == class_id, ClassMember.removed_at.is_(None))
-                .order_by(User.username)
+    students = sorted(
+        (
+            GridStudent(i, name, display_name, number)
+            for i, name, display_name, number in (
+                await session.execute(
+                    select(User.id, User.username, User.display_name, ClassMember.student_number)
+                    .join(ClassMember, ClassMember.student_id == User.id)
+                    .where(ClassMember.class_id == class_id, ClassMember.removed_at.is_(None))
+                )
             )
-        )
-    ]
+        ),
+        key=by_name,
+    )
     lessons, assigned = await lesson_columns(session=session, class_id=class_id)
     slugs = [lesson.slug for lesson in lessons]
     if not students or not lessons:
@@ -605,7 +613,10 @@ def view_grid(
         if needle and not person_matches(needle, student):
             continue
         cells = [grid.cell(student.id, lesson.slug) for lesson in shown]
-        if state in FILTER_LABELS and not any(matches(c, state) for c in cells):
+        # A student is never active with nothing tried in every lesson shown (pick one lesson
+        # to see who never started it); a state, with one lesson shown in it.
+        wanted_cells = all if state == "never_active" else any
+        if state in FILTER_LABELS and not wanted_cells(matches(c, state) for c in cells):
             continue
         for c in cells:
             per_lesson[c.lesson_slug][c.state] += 1
@@ -641,7 +652,7 @@ def view_grid(
             reverse=not descending,
         )
     elif descending:
-        rows.reverse()  # grid.students is already by username
+        rows.reverse()  # grid.students is already by name (service.by_name)
     pages = max(1, -(-len(rows) // per_page))
     page = min(max(page, 1), pages)
     return GridView(

@@ -13,6 +13,7 @@ from urllib.parse import quote
 from fastapi import APIRouter, File, Form, Request, UploadFile, status
 from fastapi.responses import RedirectResponse, Response
 
+from app.auth import password_links
 from app.auth.dependencies import OptionalUser
 from app.classes import roster_import, service
 from app.classes.access import ClassId, StudentId, class_student
@@ -56,7 +57,7 @@ def _import_page(
         "created": created,
         "actions": Action,
         "max_rows": roster_import.MAX_ROWS,
-        "link_days": roster_import.password_links.LINK_DAYS,
+        "link_days": password_links.LINK_DAYS,
     }
     if created:
         context["links_csv"] = "data:text/csv;charset=utf-8," + quote(_links_csv(created))
@@ -170,6 +171,42 @@ async def import_confirm(
             }
             for c in created
         ],
+    )
+
+
+@router.post("/classes/{class_id}/students/{student_id}/password-link")
+async def new_password_link(
+    class_id: ClassId,
+    student_id: StudentId,
+    request: Request,
+    session: SessionDep,
+    user: OptionalUser,
+) -> Response:
+    """A new set-password link for an imported student who has not used theirs (lost, or
+    expired); their older links stop working. Never for an account that has a password:
+    a teacher cannot take a student's account over."""
+    classroom = await teacher_class(request, session, user, class_id)
+    if isinstance(classroom, Response):
+        return classroom
+    student = await class_student(session=session, class_id=class_id, student_id=student_id)
+    if password_links.has_password(student):
+        _flash(
+            request,
+            gettext("%(name)s has chosen a password already: no link is needed.")
+            % {"name": student.display_name},
+            kind="error",
+        )
+        return _redirect(f"/classes/{class_id}#roster")
+    token, _ = await password_links.issue_link(session=session, user_id=student.id)
+    return render(
+        request,
+        "classes/password_link.html",
+        {
+            "classroom": classroom,
+            "student": student,
+            "link": public_url(request, password_links.link_path(token)),
+            "link_days": password_links.LINK_DAYS,
+        },
     )
 
 

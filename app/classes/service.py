@@ -15,6 +15,7 @@ from sqlalchemy import Select, delete, func, select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from app.auth import password_links
 from app.auth.schemas import fold_for_search
 from app.i18n import N_, current_language
 from app.models import (
@@ -174,6 +175,8 @@ class RosterRow:
     joined_at: datetime
     display_name: str = ""
     student_number: str | None = None
+    # An account a roster import made whose student has not chosen a password yet.
+    pending: bool = False
 
 
 class Person(Protocol):
@@ -191,8 +194,14 @@ def person_matches(needle: str, person: Person) -> bool:
     )
 
 
+def by_name(person: Person) -> tuple[str, str]:
+    """The order of students everywhere a class lists them: by display name, accents and
+    case folded ("Çelik" beside "Celik", before "Demir"), then by username."""
+    return fold_for_search(person.display_name), person.username
+
+
 async def roster(*, session: AsyncSession, class_id: int, search: str = "") -> list[RosterRow]:
-    """The students in the class now, by username; `search` keeps those it finds
+    """The students in the class now, by name (by_name); `search` keeps those it finds
     (person_matches)."""
     rows = await session.execute(
         select(
@@ -201,12 +210,12 @@ async def roster(*, session: AsyncSession, class_id: int, search: str = "") -> l
             ClassMember.joined_at,
             User.display_name,
             ClassMember.student_number,
+            User.password_hash == password_links.NO_PASSWORD,
         )
         .join(ClassMember, ClassMember.student_id == User.id)
         .where(ClassMember.class_id == class_id, ClassMember.removed_at.is_(None))
-        .order_by(User.username)
     )
-    found = [RosterRow(*row) for row in rows]
+    found = sorted((RosterRow(*row) for row in rows), key=by_name)
     needle = fold_for_search(search)
     return [row for row in found if person_matches(needle, row)] if needle else found
 

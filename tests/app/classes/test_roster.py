@@ -305,3 +305,58 @@ def test_the_docs_give_the_codes_numbers() -> None:
     assert f"for {password_links.LINK_DAYS} days; with it the student" in teachers
     assert f"(valid {password_links.LINK_DAYS} days)" in readme
     assert f"At most {roster_import.MAX_ROWS} students at a time." in teachers
+
+
+async def test_a_lost_link_is_replaced_only_while_no_password_is_chosen(
+    client: httpx.AsyncClient, db: Database, world: World
+) -> None:
+    async with db.sessionmaker() as session:
+        invited = await password_links.create_invited(
+            session=session, username=unique_name("inv"), display_name="Ömer Faruk", email=None
+        )
+        old, _ = await password_links.issue_link(session=session, user_id=invited.id)
+        await service.add_member(session=session, class_id=world.class_id, student_id=invited.id)
+        await session.commit()
+    await log_in(client, world.teacher.username)
+    base = f"/classes/{world.class_id}"
+    roster = (await client.get(base)).text
+    action = f"{base}/students/{invited.id}/password-link"
+    assert f'action="{action}"' in roster and "has not chosen a password yet" in roster
+    # The student who chose their own password has no such button.
+    assert f"{base}/students/{world.member.id}/password-link" not in roster
+
+    made = await post_form(client, action)
+    assert made.status_code == 200
+    assert "A new set-password link for Ömer Faruk" in made.text
+    link = re.search(r'href="[^"]*(/set-password/[^"]+)"', made.text)
+    assert link
+    assert (await client.get(f"/set-password/{old}")).status_code == 404  # the old one ended
+    assert (await client.get(link[1])).status_code == 200
+
+    refused = await post_form(client, f"{base}/students/{world.member.id}/password-link")
+    assert refused.status_code == 303
+    assert "has chosen a password already" in html.unescape((await client.get(base)).text)
+    other_class = await post_form(
+        client, f"/classes/{world.other_class_id}/students/{invited.id}/password-link"
+    )
+    assert other_class.status_code == 404
+
+
+async def test_students_are_listed_by_name_not_username(
+    client: httpx.AsyncClient, db: Database, world: World
+) -> None:
+    async with db.sessionmaker() as session:
+        first = await add_person(session, username=unique_name("zz"))
+        last = await add_person(session, username=unique_name("aa"))
+        for person in (first, last):
+            await service.add_member(session=session, class_id=world.class_id, student_id=person.id)
+        await session.commit()
+    await _name(db, first.id, "Çağla Aydın")
+    await _name(db, last.id, "Deniz Zengin")
+    await _name(db, world.member.id, "Cem Yılmaz")
+    await log_in(client, world.teacher.username)
+    # Accents folded: "Çağla" sorts as "cagla", before "Cem".
+    expected = ["Çağla Aydın", "Cem Yılmaz", "Deniz Zengin"]
+    for url in (f"/classes/{world.class_id}", f"/classes/{world.class_id}/progress"):
+        text = (await client.get(url)).text
+        assert sorted(expected, key=text.index) == expected, url
