@@ -268,7 +268,8 @@ async def _free_username(session: AsyncSession, base: str, taken: set[str]) -> s
 async def carry_out(*, session: AsyncSession, class_id: int, plan: Plan) -> list[CreatedAccount]:
     """Every row of a plan with no refused line: joins, numbers, new accounts and their
     links (returned: the only time a link is seen)."""
-    assert not plan.refused, "a plan with refused lines is shown again, never carried out"
+    if plan.refused:
+        raise ValueError("a plan with refused lines is shown again, never carried out")
     created: list[CreatedAccount] = []
     now = utcnow()
     for row in plan.rows:

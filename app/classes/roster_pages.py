@@ -12,6 +12,7 @@ from urllib.parse import quote
 
 from fastapi import APIRouter, File, Form, Request, UploadFile, status
 from fastapi.responses import RedirectResponse, Response
+from sqlalchemy.exc import IntegrityError
 
 from app.auth import password_links
 from app.auth.dependencies import OptionalUser
@@ -26,6 +27,10 @@ from app.templating import render
 from app.urls import public_url
 
 router = APIRouter(include_in_schema=False)
+CHANGED_MEANWHILE = N_(
+    "An account was made with one of these usernames meanwhile; nothing was imported."
+    " Preview the list again."
+)
 
 
 def _redirect(target: str) -> RedirectResponse:
@@ -157,7 +162,19 @@ async def import_confirm(
             plan=plan,
             status_code=status.HTTP_422_UNPROCESSABLE_CONTENT,
         )
-    created = await roster_import.carry_out(session=session, class_id=class_id, plan=plan)
+    try:
+        async with session.begin_nested():
+            created = await roster_import.carry_out(session=session, class_id=class_id, plan=plan)
+    except IntegrityError:
+        # A username taken between this plan and its insert (another import, a sign-up):
+        # nothing of this list was kept; the next preview picks other names.
+        return _import_page(
+            request,
+            classroom,
+            text=text,
+            error=gettext(CHANGED_MEANWHILE),
+            status_code=status.HTTP_409_CONFLICT,
+        )
     return _import_page(
         request,
         classroom,
