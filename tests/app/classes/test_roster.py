@@ -21,7 +21,7 @@ from app.db import Database
 from app.models import ClassMember, User, utcnow
 from tests.app.classes.conftest import World, add_person
 from tests.app.classes.test_pages import log_in, post_form
-from tests.helpers import unique_name
+from tests.helpers import csrf_from, unique_name
 
 
 async def _name(db: Database, person_id: int, display_name: str) -> None:
@@ -360,3 +360,21 @@ async def test_students_are_listed_by_name_not_username(
     for url in (f"/classes/{world.class_id}", f"/classes/{world.class_id}/progress"):
         text = (await client.get(url)).text
         assert sorted(expected, key=text.index) == expected, url
+
+
+async def test_an_uploaded_csv_file_is_read_in_utf8_or_excels_turkish_encoding(
+    client: httpx.AsyncClient, world: World
+) -> None:
+    await log_in(client, world.teacher.username)
+    tag = unique_name("")[:6]
+    lines = f"Name;Number;E-mail\nŞule Ağaoğlu;42;sule.{tag}@okul.example\n"
+    for data in (lines.encode("cp1254"), "\ufeff".encode() + lines.encode()):
+        token = csrf_from((await client.get(f"/classes/{world.class_id}/import")).text)
+        preview = await client.post(
+            f"/classes/{world.class_id}/import",
+            data={"csrf_token": token, "text": ""},
+            files={"file": ("list.csv", data, "text/csv")},
+        )
+        assert preview.status_code == 200, preview.text
+        assert "Şule Ağaoğlu" in preview.text
+        assert f"new account sule.{tag}, with a set-password link" in preview.text
