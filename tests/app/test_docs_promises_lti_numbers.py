@@ -7,7 +7,7 @@ from datetime import timedelta
 import pytest
 
 from app.config import REPO_ROOT
-from app.lti import handoff, keys, launch, service
+from app.lti import deep_linking, handoff, keys, launch, outbox, service, tokens
 
 LTI_MD = (REPO_ROOT / "docs" / "lti.md").read_text()
 
@@ -20,6 +20,13 @@ LTI_MD = (REPO_ROOT / "docs" / "lti.md").read_text()
         ("JWKS URL, cached for 10 minutes", 600, keys.PLATFORM_KEYS_TTL_S),
         ("(60 seconds of clock skew)", 60, launch.CLOCK_SKEW_S),
         ("signed handoff (5 minutes", 300, handoff.MAX_AGE_S),
+        ("delivers it (`app/lti/outbox.py`), looking every 5 seconds", 5, outbox.POLL_S),
+        ("tried again 10 seconds later", 10, outbox.FIRST_PAUSE),
+        ("twice as long each time, at most 5 minutes", 300, outbox.LONGEST_PAUSE),
+        ("each score is claimed for a minute", 60, outbox.CLAIM),
+        ("signed and good for an hour", 3600, deep_linking.PICK_MAX_AGE_S),
+        ("`aud` the token URL, 5 minutes", 300, tokens.ASSERTION_LIFETIME_S),
+        ("kept until a minute before it expires", 60, tokens.EXPIRY_MARGIN_S),
     ],
 )
 def test_the_docs_say_what_the_code_does(
