@@ -17,9 +17,20 @@ from app.db import Database
 from app.lessons.service import get_exercise
 from app.lti import outbox, service
 from app.lti.tokens import AccessTokens
-from app.models import utcnow
+from app.models import (
+    Exercise,
+    Regrade,
+    RegradeResult,
+    RegradeStatus,
+    Submission,
+    SubmissionStatus,
+    Verdict,
+    utcnow,
+)
 from app.models.lti import LtiLineItem, LtiScore
+from app.submissions import regrade
 from app.submissions import service as submissions
+from app.submissions.regrade import exercise_fingerprint
 from tests.app.lti.conftest import (
     CLIENT_ID,
     DEPLOYMENT_ID,
@@ -190,6 +201,19 @@ async def test_a_passed_exercise_sends_full_marks_to_its_own_line_item(
     assert answer.status_code == 303, answer.text
     assert answer.headers["location"] == f"/lessons/{LESSON}#exercise-{EXERCISE}"
     await _answer(browser, RIGHT)  # the lesson's progress; not this exercise's score
+    await _pass_exercise(db, learner)
+    delivered = await outbox.deliver_due(database=db, tokens=AccessTokens())
+    assert delivered.sent == 2
+    scores = await _received(advantage, line_item)
+    assert [(s["scoreGiven"], s["activityProgress"]) for s in scores] == [
+        (0.0, "Initialized"),
+        (1.0, "Completed"),
+    ]
+
+
+async def _pass_exercise(db: Database, learner: str) -> int:
+    """A graded submission of EXERCISE by the learner, passed, recorded as the graders
+    record it; its id."""
     async with db.sessionmaker() as session, session.begin():
         user_id = await session.scalar(
             select(LtiScore.user_id).where(LtiScore.subject == learner).limit(1)
@@ -200,29 +224,66 @@ async def test_a_passed_exercise_sends_full_marks_to_its_own_line_item(
         submission = await submissions.create_submission(
             session=session, user_id=user_id, exercise=exercise, code="print(1)\n"
         )
-        runs = [_passed_run(device) for device in submission.devices]
+        runs = [_run(device, "passed") for device in submission.devices]
         recorded = await submissions.record_runs(
             session=session, submission_id=submission.id, runs=runs
         )
         assert recorded == "recorded"
+        return submission.id
+
+
+async def test_a_regrade_that_fails_a_passed_submission_sends_the_lower_score(
+    browser: httpx.AsyncClient, advantage: RunningPlatform, db: Database
+) -> None:
+    """A regrade applied (the exercise's check changed; the submission no longer passes):
+    the exercise's column gets 0 again after its 1."""
+    line_item, learner = _line_item(), f"s-{uuid.uuid4().hex[:6]}"
+    answer = await launch(
+        browser, advantage, user=learner, role="Learner", exercise=EXERCISE, lineitem=line_item
+    )
+    assert answer.status_code == 303, answer.text
+    submission_id = await _pass_exercise(db, learner)
+    async with db.sessionmaker() as session, session.begin():
+        submission = await session.get_one(Submission, submission_id)
+        exercise = await session.get_one(Exercise, EXERCISE)
+        made = Regrade(
+            exercise_id=EXERCISE,
+            reason="the expected output changed",
+            fingerprint=exercise_fingerprint(exercise),
+            status=RegradeStatus.READY,
+            total=1,
+        )
+        session.add(made)
+        await session.flush()
+        session.add(
+            RegradeResult(
+                regrade_id=made.id,
+                submission_id=submission_id,
+                user_id=submission.user_id,
+                old_verdict=Verdict.PASSED,
+                new_status=SubmissionStatus.DONE,
+                new_verdict=Verdict.WRONG_OUTPUT,
+                runs=[_run(device, "wrong_output") for device in submission.devices],
+                graded_at=utcnow(),
+            )
+        )
+        await session.flush()
+        assert await regrade.apply(session=session, regrade=made, user_id=None) == 1
     delivered = await outbox.deliver_due(database=db, tokens=AccessTokens())
-    assert delivered.sent == 2
+    assert delivered.sent == 3
     scores = await _received(advantage, line_item)
-    assert [(s["scoreGiven"], s["activityProgress"]) for s in scores] == [
-        (0.0, "Initialized"),
-        (1.0, "Completed"),
-    ]
+    assert [s["scoreGiven"] for s in scores] == [0.0, 1.0, 0.0]
 
 
-def _passed_run(device: str) -> dict[str, object]:
+def _run(device: str, verdict: str) -> dict[str, object]:
     return {
         "device": device,
-        "verdict": "passed",
+        "verdict": verdict,
         "stdout": "",
         "stderr": "",
         "exit_code": 0,
         "duration_ms": 5,
-        "diff": "",
+        "diff": "" if verdict == "passed" else "-1\n+2\n",
         "hint": None,
         "detail": None,
     }
