@@ -20,11 +20,11 @@ from app.models import (
     HintOpening,
     Question,
     QuestionAttempt,
-    QuestionReveal,
     RevealReason,
     SolutionReveal,
     Submission,
 )
+from app.models.attempt import QuestionReveal
 
 
 @dataclass

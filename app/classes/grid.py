@@ -60,7 +60,6 @@ from app.models import (
     Lesson,
     Question,
     QuestionAttempt,
-    QuestionReveal,
     RevealReason,
     SolutionReveal,
     Submission,
@@ -70,6 +69,7 @@ from app.models import (
     Verdict,
     utcnow,
 )
+from app.models.attempt import QuestionReveal
 from app.models.content import translated
 
 __all__ = ["STATES", "STATE_LABELS", "STATE_SYMBOLS", "State", "state_of"]
