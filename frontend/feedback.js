@@ -182,6 +182,25 @@ function formatTime(iso) {
   }
 }
 
+/** The hints a teacher wrote on this submission's wrong output's group, as the page draws
+ * them (lessons/_submission.html output_hint). */
+export function outputHints(submission) {
+  return (submission.output_hints ?? []).map((h) =>
+    el(
+      "aside",
+      { class: "output-hint", "aria-label": t("output_hint") },
+      el(
+        "p",
+        { class: "label" },
+        el("span", { "aria-hidden": "true" }, "💡"),
+        " ",
+        h.teacher ? t("output_hint_by", { name: h.teacher }) : t("output_hint_anonymous"),
+      ),
+      el("p", { class: "hint-text" }, h.text),
+    ),
+  );
+}
+
 /** One entry of the attempt history (a <li> holding a <details>). */
 export function historyItem(submission, open) {
   const s = submission;
@@ -207,6 +226,7 @@ export function historyItem(submission, open) {
     },
     summary,
   );
+  details.append(...outputHints(s));
   if (s.status === "error" && s.detail) details.append(el("p", { class: "alert" }, s.detail));
   // A teacher's comments beside the attempt, as the page draws them (lessons/_exercise.html).
   for (const c of comments) {

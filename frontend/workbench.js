@@ -3,7 +3,7 @@
 // Every part is an enhancement of plain forms that work without JavaScript.
 import { createEditor, highlightPython } from "./editor.js";
 import { api, el, HttpError } from "./dom.js";
-import { hiddenNote, hiddenOnly, historyItem, runResult, tryOutMatches, tryOutSymbol, verdictLabel } from "./feedback.js";
+import { hiddenNote, hiddenOnly, historyItem, outputHints, runResult, tryOutMatches, tryOutSymbol, verdictLabel } from "./feedback.js";
 import { t } from "./i18n.js";
 
 const POLL_WAIT_S = 2; // each poll is held up to this long: quick when done, live meanwhile
@@ -252,6 +252,7 @@ class Workbench {
     );
     const parts = [];
     if (s.status === "error" && s.detail) parts.push(el("p", { class: "alert" }, s.detail));
+    parts.push(...outputHints(s));
     for (const run of s.runs ?? []) parts.push(runResult(run, mode));
     const note = hiddenNote(s, { sentence: false }); // the headline says it
     if (note) parts.push(note);

@@ -8,11 +8,15 @@ import json
 import re
 from typing import Any
 
+from app.classes.clusters import normalised_output
+from app.i18n import N_
 from app.models import Question, RunVerdict
 from app.quizzes.kinds import AnswerView, AnyKind, UnknownKind, kind_of
 
 __all__ = ["AnswerView", "correct_answer", "describe", "describe_answer", "plain", "summarise"]
 _TAG = re.compile(r"<[^>]+>")
+_CODE = re.compile(r"</?code\b[^>]*>")
+_INLINE = re.compile(r"</?(?:a|abbr|b|em|i|kbd|mark|q|s|small|span|strong|sub|sup|u|var)\b[^>]*>")
 # The last line of a Python traceback: "RuntimeError: ...", "torch.cuda.OutOfMemoryError: ..."
 _ERROR_LINE = re.compile(r"^([A-Za-z_][\w.]{0,79})(?::|$)")
 # What differs between two runs of the same mistake: addresses, then other numbers.
@@ -22,9 +26,15 @@ MESSAGE_MAX = 160
 
 
 def plain(html_text: str, limit: int = 90) -> str:
-    """A prompt's HTML as one line of text, shortened to `limit` characters."""
-    text = " ".join(html.unescape(_TAG.sub(" ", html_text)).split())
-    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
+    """A prompt's HTML as one line of text, shortened to `limit` characters, its inline code
+    kept as `code` (pages show it as code: the `code_spans` filter). Inline tags go without a
+    trace ("`x`." stays "`x`.", not "x ."); other tags part words with a space."""
+    text = _INLINE.sub("", _CODE.sub("`", html_text))
+    text = " ".join(html.unescape(_TAG.sub(" ", text)).split())
+    if len(text) <= limit:
+        return text
+    short = text[: limit - 1].rstrip()
+    return short + ("`…" if short.count("`") % 2 else "…")  # never a code span left open
 
 
 def _kind(name: str) -> AnyKind | None:
@@ -78,11 +88,14 @@ def error_summary(stderr: str) -> str | None:
 
 
 NOT_FAILURES = frozenset({RunVerdict.PASSED, RunVerdict.NOT_GRADED, RunVerdict.ERROR})
+# English in the API; pages translate them (`| t`).
 RUN_FAILURES = {
-    "timeout": "Time limit exceeded",
-    "memory_limit": "Memory limit exceeded",
-    "output_limit": "Too much output",
+    "timeout": N_("Time limit exceeded"),
+    "memory_limit": N_("Memory limit exceeded"),
+    "output_limit": N_("Too much output"),
 }
+NO_OUTPUT = N_("(no output)")
+NO_MESSAGE = N_("Error without a message")
 
 
 def failure_label(run: dict[str, Any]) -> tuple[str, str] | None:
@@ -93,10 +106,10 @@ def failure_label(run: dict[str, Any]) -> tuple[str, str] | None:
     if verdict is None or verdict in NOT_FAILURES:
         return None
     if verdict == RunVerdict.WRONG_OUTPUT:
-        output = str(run.get("stdout") or "").rstrip()
+        output = normalised_output(str(run.get("stdout") or ""))
         if len(output) > 400:
             output = output[:400] + "\n…"
-        return "output", output or "(no output)"
+        return "output", output or NO_OUTPUT
     if verdict in RUN_FAILURES:
         return "error", RUN_FAILURES[verdict]
-    return "error", error_summary(str(run.get("stderr") or "")) or "Error without a message"
+    return "error", error_summary(str(run.get("stderr") or "")) or NO_MESSAGE

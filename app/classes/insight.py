@@ -14,13 +14,27 @@ from dataclasses import dataclass, field
 from statistics import fmean
 from typing import Any
 
-from sqlalchemy import Text, and_, case, cast, distinct, func, select
+from sqlalchemy import (
+    ColumnElement,
+    Integer,
+    Text,
+    and_,
+    case,
+    cast,
+    distinct,
+    func,
+    literal,
+    select,
+    union_all,
+)
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.classes.answers import correct_answer, failure_label, plain, summarise
+from app.classes.clusters import cluster_of
 from app.classes.grid import Grid
+from app.classes.output_hints import HintView, class_hints
 from app.classes.service import active_members
-from app.i18n import N_
+from app.i18n import N_, current_language
 from app.models import (
     Exercise,
     Question,
@@ -33,6 +47,8 @@ from app.models import (
     SubmissionStatus,
     Verdict,
 )
+from app.models.attempt import QuestionReveal
+from app.models.content import translated
 from app.submissions.diff import DiffRow, aligned_rows, expected_on
 
 TOP = 5
@@ -49,6 +65,10 @@ class Count:
     sample_code: str | None = None
     sample_message: str | None = None  # an error group: one full error output
     rows: list[DiffRow] | None = None  # a wrong-output group: expected beside actual
+    # A wrong-output group: its cluster (app/classes/clusters.py) and the class's hint on it.
+    cluster: str | None = None
+    hint: HintView | None = None
+    verdict: str | None = None  # a verdict's count: the verdict (its label is for the API)
 
 
 @dataclass
@@ -68,6 +88,7 @@ class Item:
     errors: list[Count] = field(default_factory=list)
     verdicts: list[Count] = field(default_factory=list)
     students_gave_up: int = 0  # exercises: students who gave up and saw the solution
+    students_requested_answer: int = 0  # questions: students who asked to see the answer
     expected_output: str | None = None  # exercises
     correct: list[str] = field(default_factory=list)  # questions: the right answer in words
 
@@ -185,11 +206,22 @@ def _histogram(numbered: Any, success: Any) -> Any:
 
 def _count_histogram(items: dict[str, Item], rows: Any) -> None:
     for ident, n, students in rows:
-        item = items[ident]
-        item.students_tried += int(students)
         if n is not None:
-            item.students_right += int(students)
-            item.attempts_histogram[int(n)] = int(students)
+            items[ident].attempts_histogram[int(n)] = int(students)
+
+
+def _tried_and_right(per_student: Any) -> Any:
+    """Per item, from rows of (item, student, 1 if ever right else 0): (item, students who
+    tried, students right). Two GROUP BYs rather than COUNT(DISTINCT): hash aggregates."""
+    return select(
+        per_student.c.item, func.count(), cast(func.sum(per_student.c.ok), Integer)
+    ).group_by(per_student.c.item)
+
+
+def _count_tried(items: dict[str, Item], rows: Any) -> None:
+    for ident, tried, right in rows:
+        items[ident].students_tried = int(tried)
+        items[ident].students_right = int(right or 0)
 
 
 async def _question_items(
@@ -197,19 +229,95 @@ async def _question_items(
 ) -> dict[str, Item]:
     members = active_members(class_id)
     rows = await session.execute(
-        select(Question.id, Question.lesson_slug, Question.kind, Question.prompt_html)
+        select(
+            Question.id,
+            Question.lesson_slug,
+            Question.kind,
+            Question.prompt_html,
+            Question.translations,
+        )
         .where(~Question.retired, Question.lesson_slug.in_(slugs))
         .order_by(Question.lesson_slug, Question.position)
     )
+    language = current_language()
     items = {
-        qid: Item(qid, kind, slug, plain(prompt), index)
-        for index, (qid, slug, kind, prompt) in enumerate(rows)
+        qid: Item(qid, kind, slug, plain(translated(words, language, "prompt_html", prompt)), index)
+        for index, (qid, slug, kind, prompt, words) in enumerate(rows)
     }
     if not items:
         return items
-    # Attempts to success: per (student, question) the number of the first right answer,
-    # counted in one pass with a window function (no self-join).
-    numbered = (
+    per_student = (
+        select(
+            QuestionAttempt.question_id.label("item"),
+            func.max(case((QuestionAttempt.correct, 1), else_=0)).label("ok"),
+        )
+        .where(QuestionAttempt.user_id.in_(members))
+        .where(QuestionAttempt.question_id.in_(list(items)))
+        .group_by(QuestionAttempt.question_id, QuestionAttempt.user_id)
+        .subquery()
+    )
+    _count_tried(items, await session.execute(_tried_and_right(per_student)))
+    return items
+
+
+async def _exercise_items(
+    session: AsyncSession, class_id: int, slugs: list[str]
+) -> dict[str, Item]:
+    rows = await session.execute(
+        select(
+            Exercise.id,
+            Exercise.lesson_slug,
+            Exercise.title,
+            Exercise.expected_output,
+            Exercise.translations,
+        )
+        .where(~Exercise.retired, Exercise.lesson_slug.in_(slugs))
+        .order_by(Exercise.lesson_slug, Exercise.position)
+    )
+    language = current_language()
+    items = {
+        eid: Item(
+            eid,
+            "exercise",
+            slug,
+            translated(words, language, "title", title),
+            1000 + index,
+            expected_output=expected,
+        )
+        for index, (eid, slug, title, expected, words) in enumerate(rows)
+    }
+    if not items:
+        return items
+    per_student = (
+        select(
+            Submission.exercise_id.label("item"),
+            func.max(case((Submission.verdict == Verdict.PASSED, 1), else_=0)).label("ok"),
+        )
+        .where(_graded(class_id, list(items)))
+        .group_by(Submission.exercise_id, Submission.user_id)
+        .subquery()
+    )
+    _count_tried(items, await session.execute(_tried_and_right(per_student)))
+    return items
+
+
+def _graded(class_id: int, exercise_ids: list[str]) -> ColumnElement[bool]:
+    return and_(
+        Submission.user_id.in_(active_members(class_id)),
+        Submission.exercise_id.in_(exercise_ids),
+        Submission.mode == SubmissionMode.GRADE,
+        Submission.status == SubmissionStatus.DONE,
+    )
+
+
+async def _attempt_histograms(session: AsyncSession, class_id: int, items: list[Item]) -> None:
+    """Attempts to success for some items (the selected lesson's and the hardest, the only
+    ones shown), in one query: per (student, item) the number of the first right answer or
+    passing submission, counted in one pass with a window function (no self-join)."""
+    members = active_members(class_id)
+    questions = [item.id for item in items if not item.is_code]
+    exercises = [item.id for item in items if item.is_code]
+    answers = (
         select(
             QuestionAttempt.question_id.label("item"),
             QuestionAttempt.user_id.label("user_id"),
@@ -222,40 +330,14 @@ async def _question_items(
             .label("n"),
         )
         .where(QuestionAttempt.user_id.in_(members))
-        .where(QuestionAttempt.question_id.in_(list(items)))
+        .where(QuestionAttempt.question_id.in_(questions))
         .subquery()
     )
-    histogram = await session.execute(_histogram(numbered, numbered.c.ok))
-    _count_histogram(items, histogram)
-    return items
-
-
-async def _exercise_items(
-    session: AsyncSession, class_id: int, slugs: list[str]
-) -> dict[str, Item]:
-    members = active_members(class_id)
-    rows = await session.execute(
-        select(Exercise.id, Exercise.lesson_slug, Exercise.title, Exercise.expected_output)
-        .where(~Exercise.retired, Exercise.lesson_slug.in_(slugs))
-        .order_by(Exercise.lesson_slug, Exercise.position)
-    )
-    items = {
-        eid: Item(eid, "exercise", slug, title, 1000 + index, expected_output=expected)
-        for index, (eid, slug, title, expected) in enumerate(rows)
-    }
-    if not items:
-        return items
-    graded = and_(
-        Submission.user_id.in_(members),
-        Submission.exercise_id.in_(list(items)),
-        Submission.mode == SubmissionMode.GRADE,
-        Submission.status == SubmissionStatus.DONE,
-    )
-    numbered = (
+    submissions = (
         select(
             Submission.exercise_id.label("item"),
             Submission.user_id.label("user_id"),
-            Submission.verdict.label("verdict"),
+            (Submission.verdict == Verdict.PASSED).label("ok"),
             func.row_number()
             .over(
                 partition_by=(Submission.user_id, Submission.exercise_id),
@@ -263,20 +345,46 @@ async def _exercise_items(
             )
             .label("n"),
         )
-        .where(graded)
+        .where(_graded(class_id, exercises))
         .subquery()
     )
-    histogram = await session.execute(_histogram(numbered, numbered.c.verdict == Verdict.PASSED))
-    _count_histogram(items, histogram)
-    gave_up = await session.execute(
-        select(SolutionReveal.exercise_id, func.count())
-        .where(SolutionReveal.user_id.in_(members), SolutionReveal.exercise_id.in_(list(items)))
+    if not items:
+        return
+    rows = await session.execute(
+        union_all(_histogram(answers, answers.c.ok), _histogram(submissions, submissions.c.ok))
+    )
+    _count_histogram({item.id: item for item in items}, rows)
+
+
+async def _solution_views(
+    session: AsyncSession,
+    class_id: int,
+    questions: dict[str, Item],
+    exercises: dict[str, Item],
+) -> None:
+    """Per item, in one query: the students who asked to be shown a question's answer, and
+    those who gave up on an exercise and saw its sample solution."""
+    if not questions and not exercises:
+        return
+    members = active_members(class_id)
+    requested = (
+        select(QuestionReveal.question_id, literal("q"), func.count())
+        .where(QuestionReveal.user_id.in_(members))
+        .where(QuestionReveal.question_id.in_(list(questions)))
+        .group_by(QuestionReveal.question_id)
+    )
+    gave_up = (
+        select(SolutionReveal.exercise_id, literal("e"), func.count())
+        .where(SolutionReveal.user_id.in_(members))
+        .where(SolutionReveal.exercise_id.in_(list(exercises)))
         .where(SolutionReveal.reason == RevealReason.GAVE_UP)
         .group_by(SolutionReveal.exercise_id)
     )
-    for exercise_id, students in gave_up:
-        items[exercise_id].students_gave_up = int(students)
-    return items
+    for item_id, kind, students in await session.execute(union_all(requested, gave_up)):
+        if kind == "q":
+            questions[item_id].students_requested_answer = int(students)
+        else:
+            exercises[item_id].students_gave_up = int(students)
 
 
 async def _wrong_answers(
@@ -342,6 +450,7 @@ class _Group:
     """Students behind one failure of one exercise, and the first submission that showed it."""
 
     student_ids: set[int] = field(default_factory=set)
+    label: str = ""
     code: str = ""
     run: dict[str, Any] = field(default_factory=dict)
 
@@ -376,21 +485,28 @@ async def _code_failures(session: AsyncSession, class_id: int, items: dict[str, 
             if failure is None:
                 continue
             kind, label = failure
-            group = (outputs if kind == "output" else errors)[exercise_id][label]
+            if kind == "output":
+                # Keyed on the whole normalised output: the label is only its start.
+                group = outputs[exercise_id][cluster_of(str(run.get("stdout") or ""))]
+            else:
+                group = errors[exercise_id][label]
             if not group.student_ids:
-                group.code, group.run = code, run
+                group.label, group.code, group.run = label, code, run
             group.student_ids.add(user_id)
 
     def top(groups: dict[str, _Group], expected: str | None) -> list[Count]:
-        ranked = sorted(groups.items(), key=lambda kv: (-len(kv[1].student_ids), kv[0]))
+        ranked = sorted(groups.items(), key=lambda kv: (-len(kv[1].student_ids), kv[1].label))
         counts = []
-        for label, group in ranked[:TOP]:
-            count = Count(label, len(group.student_ids), student_ids=sorted(group.student_ids))
+        for key, group in ranked[:TOP]:
+            count = Count(
+                group.label, len(group.student_ids), student_ids=sorted(group.student_ids)
+            )
             count.sample_code = group.code
             stdout = str(group.run.get("stdout") or "")
             if group.run.get("verdict") == RunVerdict.WRONG_OUTPUT and expected is not None:
                 device = str(group.run.get("device") or "cpu")
                 count.rows = aligned_rows(expected_on(expected, device), stdout)
+                count.cluster = key
             else:
                 count.sample_message = str(group.run.get("stderr") or "")[-MESSAGE_LIMIT:]
             counts.append(count)
@@ -398,11 +514,22 @@ async def _code_failures(session: AsyncSession, class_id: int, items: dict[str, 
 
     for eid, item in items.items():
         item.verdicts = [
-            Count(verdict.replace("_", " "), len(ids))
+            Count(verdict.replace("_", " "), len(ids), verdict=verdict)
             for verdict, ids in sorted(verdicts[eid].items(), key=lambda kv: -len(kv[1]))
         ]
         item.wrong = top(outputs[eid], item.expected_output)
         item.errors = top(errors[eid], None)
+
+
+async def _attach_hints(session: AsyncSession, class_id: int, items: dict[str, Item]) -> None:
+    """Each wrong-output group's hint, where the class's teacher wrote one."""
+    if not items:
+        return
+    hints = await class_hints(session=session, class_id=class_id, exercise_ids=list(items))
+    for eid, item in items.items():
+        for count in item.wrong:
+            if count.cluster is not None:
+                count.hint = hints.get((eid, count.cluster))
 
 
 async def _public_of(session: AsyncSession, items: dict[str, Item]) -> dict[str, Any]:
@@ -434,18 +561,23 @@ async def build_insight(
         return Insight(students, [], None, [], [])
     questions = await _question_items(session, class_id, slugs)
     exercises = await _exercise_items(session, class_id, slugs)
+    await _solution_views(session, class_id, questions, exercises)
     chosen_questions = {k: v for k, v in questions.items() if v.lesson_slug == selected}
     chosen_exercises = {k: v for k, v in exercises.items() if v.lesson_slug == selected}
     public = await _public_of(session, chosen_questions)
     if students:
         await _wrong_answers(session, class_id, chosen_questions, public)
         await _code_failures(session, class_id, chosen_exercises)
+        await _attach_hints(session, class_id, chosen_exercises)
     every = [*questions.values(), *exercises.values()]
     _shares(every, students)
     hardest = sorted(
         (item for item in every if item.students_tried),
         key=lambda item: (item.share_right_of_tried, -item.students_tried, item.id),
     )[:10]
+    shown = {item.id: item for item in [*chosen_questions.values(), *chosen_exercises.values()]}
+    shown |= {item.id: item for item in hardest}
+    await _attempt_histograms(session, class_id, list(shown.values()))
     return Insight(
         students=students,
         lessons=_summaries(grid),

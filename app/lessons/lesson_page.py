@@ -10,6 +10,7 @@ from fastapi import Request
 from fastapi.responses import Response
 
 from app.classes.comments import comments_on
+from app.classes.output_hints import hints_for
 from app.db import SessionDep
 from app.errors import not_found
 from app.lessons import hints, service
@@ -80,6 +81,10 @@ async def render_lesson(
         # submission id -> its teachers' comments, shown beside that attempt
         "comments": await comments_on(
             session=session, submission_ids=[s.id for rows in history.values() for s in rows]
+        ),
+        # submission id -> the hints of its classes' teachers on its wrong output's group
+        "output_hints": await hints_for(
+            session=session, submissions=[s for rows in history.values() for s in rows]
         ),
         "devices_now": await devices_graded_now(getattr(request.app.state, "grading", None)),
         "refused": refused,

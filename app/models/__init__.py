@@ -16,6 +16,7 @@ from app.models.lti import (
     LtiPlatform,
     LtiToolKey,
 )
+from app.models.output_hint import OutputHint
 from app.models.regrade import Regrade, RegradeResult, RegradeStatus
 from app.models.setup import SetupToken
 from app.models.states import (
@@ -49,6 +50,7 @@ __all__ = [
     "LtiLogin",
     "LtiPlatform",
     "LtiToolKey",
+    "OutputHint",
     "Question",
     "QuestionAttempt",
     "RateCount",

@@ -5,9 +5,11 @@ from datetime import timedelta
 from typing import Annotated, NamedTuple
 
 from fastapi import APIRouter, BackgroundTasks, HTTPException, Query, Request, Response, status
+from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.auth.dependencies import CurrentUser
 from app.classes.comments import comments_on
+from app.classes.output_hints import hints_for
 from app.config import Settings
 from app.db import SessionDep, get_database
 from app.errors import not_found, too_large, too_many
@@ -19,7 +21,13 @@ from app.submissions import fairness, paging, service
 from app.submissions.fairness import Place
 from app.submissions.grading import GradingBackend
 from app.submissions.present import expected_for, submission_out
-from app.submissions.schemas import CommentOut, SolutionOut, SubmissionIn, SubmissionOut
+from app.submissions.schemas import (
+    CommentOut,
+    OutputHintOut,
+    SolutionOut,
+    SubmissionIn,
+    SubmissionOut,
+)
 from app.submissions.service import Admission
 from app.submissions.waiting import long_polls, wait_for_submission
 
@@ -161,7 +169,9 @@ async def answer_submitted(
         response.status_code = status.HTTP_200_OK
         async with database.sessionmaker() as reader:
             expected = await expected_for(session=reader, submission=latest)
-        return submission_out(latest, expected=expected)
+            out = submission_out(latest, expected=expected)
+            await with_hints(reader, [out], [latest])
+        return out
     async with database.sessionmaker() as reader:
         place = await fairness.place_of(session=reader, submission=latest)
     return submission_out(latest, place=place)
@@ -236,6 +246,7 @@ async def get_submission(
     place = await fairness.place_of(session=session, submission=submission)
     expected = await expected_for(session=session, submission=submission)
     out = submission_out(submission, place=place, expected=expected)
+    await with_hints(session, [out], [submission])
     return (await with_comments(session, [out]))[0]
 
 
@@ -257,17 +268,30 @@ async def list_submissions(
         session=session, user_id=user.id, exercise_id=exercise_id, limit=limit + 1, before=before
     )
     page = paging.one_page(rows, limit=limit, request=request, response=response)
-    return await with_comments(
-        session,
-        [
-            submission_out(
-                s,
-                place=await fairness.place_of(session=session, submission=s),
-                preview=True,
-            )
-            for s in page
-        ],
-    )
+    outs = [
+        submission_out(
+            s,
+            place=await fairness.place_of(session=session, submission=s),
+            preview=True,
+        )
+        for s in page
+    ]
+    await with_hints(session, outs, page)
+    return await with_comments(session, outs)
+
+
+async def with_hints(
+    session: AsyncSession, outs: list[SubmissionOut], rows: list[Submission]
+) -> None:
+    """The student's own graded submissions with a wrong output carry the hints their
+    classes' teachers wrote on that output's group (looked up from the stored output, not
+    from a list's shortened preview)."""
+    found = await hints_for(session=session, submissions=rows)
+    for out in outs:
+        out.output_hints = [
+            OutputHintOut(id=h.id, text=h.text, updated_at=h.updated_at, teacher=h.teacher)
+            for h in found.get(out.id, [])
+        ]
 
 
 async def with_comments(session: SessionDep, outs: list[SubmissionOut]) -> list[SubmissionOut]:

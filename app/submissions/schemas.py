@@ -63,6 +63,17 @@ class CommentOut(BaseModel):
     teacher: str | None = Field(description="The teacher's name; null once their account is gone.")
 
 
+class OutputHintOut(BaseModel):
+    """A hint a teacher of the student's class wrote for every submission whose output falls
+    in this wrong-output group (outputs that differ only in trailing spaces, trailing blank
+    lines or line ends are one group)."""
+
+    id: int
+    text: str
+    updated_at: datetime
+    teacher: str | None = Field(description="The teacher's name; null once their account is gone.")
+
+
 class SubmissionOut(BaseModel):
     id: int
     exercise_id: str
@@ -107,6 +118,12 @@ class SubmissionOut(BaseModel):
         default_factory=list,
         description="Teachers' comments on this submission, oldest first (in the student's own"
         " submission answers; empty elsewhere).",
+    )
+    output_hints: list[OutputHintOut] = Field(
+        default_factory=list,
+        description="Graded submissions with a wrong output: the hints the teachers of the"
+        " student's classes wrote on that output's group (in the student's own submission"
+        " answers; empty elsewhere).",
     )
 
 
