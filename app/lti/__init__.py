@@ -28,25 +28,25 @@ def install(app: FastAPI) -> None:
     app.include_router(class_pages.router, dependencies=csrf)
     app.include_router(admin.router, dependencies=csrf)
     app.add_middleware(LtiSessionCookie)
-    _with_score_delivery(app)
+    _with_background(app)
 
 
-def _with_score_delivery(app: FastAPI) -> None:
-    """The outbox of scores for the platforms' gradebooks (app/lti/outbox.py), delivered
-    while the app runs: started once the app's own start-up has opened the database, and
-    stopped before it closes it."""
-    from app.lti.outbox import ScoreDelivery
+def _with_background(app: FastAPI) -> None:
+    """Scores delivered and rosters synced while the app runs (app/lti/background.py):
+    started once the app's own start-up has opened the database, stopped before it closes
+    it."""
+    from app.lti.background import Background
 
     started_app = app.router.lifespan_context
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[Any]:
         async with started_app(app) as state:
-            delivery = ScoreDelivery(app.state.database)
-            delivery.start()
+            work = Background(app.state.database)
+            work.start()
             try:
                 yield state
             finally:
-                await delivery.stop()
+                await work.stop()
 
     app.router.lifespan_context = lifespan

@@ -10,8 +10,6 @@ platform whose oldest undelivered score another process holds is left to that pr
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
 import logging
 from dataclasses import dataclass
 from datetime import datetime, timedelta
@@ -40,7 +38,6 @@ SCORE_MEDIA_TYPE = "application/vnd.ims.lis.v1.score+json"
 CLAIM = timedelta(seconds=60)
 FIRST_PAUSE = timedelta(seconds=10)
 LONGEST_PAUSE = timedelta(minutes=5)
-POLL_S = 5.0
 BATCH = 200
 
 
@@ -196,28 +193,3 @@ async def _send(
         if transient(answer.status_code):
             raise ServiceUnavailable(f"scores URL answered {answer.status_code}")
         raise ServiceRefused(f"scores URL answered {answer.status_code}: {answer.text[:200]}")
-
-
-class ScoreDelivery:
-    """The outbox, delivered every POLL_S seconds by a task of the web process."""
-
-    def __init__(self, database: Database) -> None:
-        self.database = database
-        self.task: asyncio.Task[None] | None = None
-
-    def start(self) -> None:
-        self.task = asyncio.create_task(self._run(), name="lti-score-delivery")
-
-    async def _run(self) -> None:
-        while True:
-            try:
-                await deliver_due(database=self.database)
-            except Exception:
-                log.exception("LTI score delivery round failed; trying again")
-            await asyncio.sleep(POLL_S)
-
-    async def stop(self) -> None:
-        if self.task is not None:
-            self.task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self.task

@@ -331,6 +331,9 @@ async def _lesson(
     return str(slug), None
 
 
+ROSTER_SYNC_EVERY = timedelta(hours=24)
+
+
 class RosterUnavailable(LaunchRefused):
     """The class has no roster at the platform, or the platform did not give it now (a
     reason in words, as a LaunchRefused's)."""
@@ -401,3 +404,19 @@ async def roster_state(*, session: AsyncSession, class_id: int) -> RosterState |
         )
     )
     return RosterState(synced_at=link.roster_synced_at) if link is not None else None
+
+
+async def rosters_due(*, session: AsyncSession, now: datetime) -> list[int]:
+    """Classes whose course roster was never synced, or not for ROSTER_SYNC_EVERY."""
+    return list(
+        await session.scalars(
+            select(LtiContext.class_id)
+            .where(
+                LtiContext.memberships_url.is_not(None),
+                LtiContext.platform_id.is_not(None),
+                (LtiContext.roster_synced_at.is_(None))
+                | (LtiContext.roster_synced_at <= now - ROSTER_SYNC_EVERY),
+            )
+            .order_by(LtiContext.id)
+        )
+    )

@@ -7,7 +7,7 @@ from datetime import timedelta
 import pytest
 
 from app.config import REPO_ROOT
-from app.lti import deep_linking, handoff, keys, launch, outbox, service, tokens
+from app.lti import background, deep_linking, handoff, keys, launch, outbox, service, tokens
 
 LTI_MD = (REPO_ROOT / "docs" / "lti.md").read_text()
 
@@ -20,7 +20,9 @@ LTI_MD = (REPO_ROOT / "docs" / "lti.md").read_text()
         ("JWKS URL, cached for 10 minutes", 600, keys.PLATFORM_KEYS_TTL_S),
         ("(60 seconds of clock skew)", 60, launch.CLOCK_SKEW_S),
         ("signed handoff (5 minutes", 300, handoff.MAX_AGE_S),
-        ("delivers it (`app/lti/outbox.py`), looking every 5 seconds", 5, outbox.POLL_S),
+        ("delivers it (`app/lti/outbox.py`), looking every 5 seconds", 5, background.POLL_S),
+        ("roster by itself once a day", 24 * 3600, service.ROSTER_SYNC_EVERY),
+        ("looking for rosters due every 10 minutes", 600, background.ROSTER_CHECK_S),
         ("tried again 10 seconds later", 10, outbox.FIRST_PAUSE),
         ("twice as long each time, at most 5 minutes", 300, outbox.LONGEST_PAUSE),
         ("each score is claimed for a minute", 60, outbox.CLAIM),

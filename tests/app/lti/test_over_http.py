@@ -16,7 +16,7 @@ from typing import Any
 import httpx
 
 from app.config import REPO_ROOT
-from app.lti.outbox import POLL_S
+from app.lti.background import POLL_S
 from app.models import Role
 from tests.app.lti.conftest import CLIENT_ID, DEPLOYMENT_ID, running_platform
 from tests.app.lti.flow import RunningPlatform

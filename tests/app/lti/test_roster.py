@@ -11,6 +11,7 @@ import httpx
 from sqlalchemy import select
 
 from app.db import Database
+from app.lti import background, service
 from app.models import ClassMember, LtiAccount, LtiContext, User
 from tests.app.lti.flow import RunningPlatform, launch
 from tests.helpers import meta_csrf
@@ -116,3 +117,31 @@ async def test_a_class_without_a_roster_says_so(
     )
     assert refused.status_code == 409
     assert "no roster to sync" in refused.json()["detail"]
+
+
+async def test_rosters_are_synced_by_themselves_once_a_day(
+    browser: httpx.AsyncClient, advantage: RunningPlatform, db: Database
+) -> None:
+    """The web process's background work (app/lti/background.py), one check driven here:
+    a course whose roster was never synced is synced; then not again until a day later."""
+    teacher, learner = f"t-{uuid.uuid4().hex[:6]}", f"l-{uuid.uuid4().hex[:6]}"
+    course = await _course_with_roster(
+        advantage, [{"user_id": learner, "roles": [MEMBERSHIP + "Learner"], "name": "Lee"}]
+    )
+    answer = await launch(browser, advantage, user=teacher, role="Instructor", context=course)
+    assert answer.status_code == 303, answer.text
+    class_id = await _class_of(db, advantage, course)
+
+    assert await background.sync_due_rosters(database=db) == 1
+    async with db.sessionmaker() as session:
+        students = list(
+            await session.scalars(
+                select(ClassMember.student_id).where(ClassMember.class_id == class_id)
+            )
+        )
+        link = await session.scalar(select(LtiContext).where(LtiContext.class_id == class_id))
+    assert len(students) == 1
+    assert link is not None and link.roster_synced_at is not None
+    assert await background.sync_due_rosters(database=db) == 0
+    a_day_later = link.roster_synced_at + service.ROSTER_SYNC_EVERY
+    assert await background.sync_due_rosters(database=db, now=a_day_later) == 1
