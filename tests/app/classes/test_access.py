@@ -65,6 +65,9 @@ CASES = {
     "archive": api("PATCH", "/api/classes/{cid}", json={"archived": True}),
     "regenerate code": api("POST", "/api/classes/{cid}/join-code"),
     "remove student": api("DELETE", "/api/classes/{cid}/students/{sid}", ok=204),
+    "student number": api(
+        "PATCH", "/api/classes/{cid}/students/{sid}", json={"student_number": "7"}
+    ),
     "list assignments": api("GET", "/api/classes/{cid}/assignments"),
     "assign": api("PUT", f"/api/classes/{{cid}}/assignments/{OTHER_LESSON}", json={}),
     "unassign": api("DELETE", "/api/classes/{cid}/assignments/{slug}", ok=204),
@@ -115,6 +118,19 @@ CASES = {
     "remove extension form": page(
         "POST", "/classes/{cid}/students/{sid}/lessons/{slug}/extension/remove", 303
     ),
+    # the roster's pages (app/classes/roster_pages.py)
+    "import page": page("GET", "/classes/{cid}/import"),
+    "import preview": page("POST", "/classes/{cid}/import", 200, {"text": "Ann,1,ann.access"}),
+    "import confirm": page(
+        "POST", "/classes/{cid}/import/confirm", 200, {"text": "Ann,1,ann.access"}
+    ),
+    "number form": page(
+        "POST", "/classes/{cid}/students/{sid}/number", 303, {"student_number": "7"}
+    ),
+    "undo removal form": page("POST", "/classes/{cid}/students/{sid}/restore", 303),
+    "confirm new code page": page("GET", "/classes/{cid}/join-code"),
+    "undo new code form": page("POST", "/classes/{cid}/join-code/undo", 303),
+    "new password link form": page("POST", "/classes/{cid}/students/{sid}/password-link", 303),
 }
 
 
@@ -207,12 +223,12 @@ def _route_path(path: str) -> str:
 
 
 def test_every_route_of_the_feature_is_in_the_matrix() -> None:
-    from app.classes import pages, router
+    from app.classes import pages, roster_pages, router
 
     covered = {(case.method, _route_path(case.path)) for case in CASES.values()}
     routes = {
         (method, route.path)
-        for module in (router, pages)
+        for module in (router, pages, roster_pages)
         for route in module.router.routes
         for method in getattr(route, "methods", set()) - {"HEAD"}
     }
