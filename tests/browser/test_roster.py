@@ -173,7 +173,7 @@ def test_a_pasted_roster_is_previewed_refused_whole_then_imported(
     page.get_by_role("button", name="Preview").click()
     assert f"new account ibo.{tag}" in page.locator("table.import-preview").inner_text()
     page.get_by_role("button", name="Import 2 students").click()
-    links = page.locator("table.import-links a.set-password-link")
+    links = page.locator("ol.import-links a.set-password-link")
     assert links.count() == 2
     assert page.locator("a[download]", has_text="Download the links (CSV)").count() == 1
     v.audit("import-done")
