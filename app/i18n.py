@@ -12,14 +12,14 @@ from __future__ import annotations
 import gettext as _gettext
 import logging
 from contextvars import ContextVar
-from datetime import UTC, datetime
-from functools import cache
+from datetime import UTC, date, datetime
+from functools import cache, lru_cache
 from http.cookies import SimpleCookie
 from io import BytesIO
 from pathlib import Path
 from urllib.parse import parse_qs
 
-from babel.dates import format_datetime
+from babel.dates import format_date, format_datetime
 from babel.messages.mofile import write_mo
 from babel.messages.pofile import read_po
 from babel.numbers import format_decimal, format_percent
@@ -176,7 +176,17 @@ _FORMATS = {
 def format_when(value: datetime | None, kind: str = "datetime") -> str:
     if value is None:
         return "—"
+    if kind in _DAY_FORMATS:  # a grid of 1,500 cells shows a few dozen distinct days
+        return _format_day(value.astimezone(UTC).date(), kind, current_language())
     return format_datetime(value, _FORMATS[kind], tzinfo=UTC, locale=current_language())
+
+
+_DAY_FORMATS = frozenset({"date", "long_date", "short_date"})
+
+
+@lru_cache(maxsize=4096)
+def _format_day(day: date, kind: str, language: str) -> str:
+    return format_date(day, _FORMATS[kind], locale=language)
 
 
 # Numbers on pages, in the reader's language (the one place they are formatted): a share as

@@ -642,6 +642,8 @@ async def grid_page(
             "grid": grid,
             "view": view,
             "density": shown_density,
+            # Translated once, not once a cell.
+            "state_words": {key: gettext(label) for key, label in STATE_LABELS.items()},
             "expanded": expanded,
             "params": params,
             "link": _link_maker(request.url.path, params),
