@@ -8,6 +8,7 @@ import getpass
 import os
 import sys
 from pathlib import Path
+from typing import Any
 
 from pydantic import ValidationError
 
@@ -21,15 +22,56 @@ def _serve(settings: Settings, args: argparse.Namespace) -> int:
 
     if args.port:  # the port served is the one absolute URLs name (without PUBLIC_BASE_URL)
         settings = settings.model_copy(update={"port": args.port})
+    options: dict[str, Any] = {
+        "host": args.host,
+        "port": settings.port,
+        "proxy_headers": True,
+        "log_level": "info",
+        # A process told to stop finishes the requests it has (long polls answer at once:
+        # app/submissions/waiting.py) and then goes; this bounds a request that hangs.
+        "timeout_graceful_shutdown": GRACEFUL_S,
+    }
+    if args.workers <= 1:
+        uvicorn.run(create_app(settings), **options)
+        return 0
+    # Several processes on one socket, each its own app (made by the factory from the same
+    # environment). The socket stays open while they come and go: SIGHUP replaces them one
+    # by one, each new one serving before the old one stops (docs/self-hosting.md).
+    os.environ["PORT"] = str(settings.port)
+    _prepare(settings)
     uvicorn.run(
-        create_app(settings),
-        host=args.host,
-        port=settings.port,
-        proxy_headers=True,
-        log_level="info",
-        timeout_graceful_shutdown=10,
+        "app.main:create_app",
+        factory=True,
+        workers=args.workers,
+        # A new process migrates, loads the lessons and starts grading before it serves:
+        # uvicorn's 5 s would give up on it on a busy host and keep the old ones.
+        timeout_worker_healthcheck=STARTUP_S,
+        **options,
     )
     return 0
+
+
+GRACEFUL_S = 10
+STARTUP_S = 60
+
+
+def _prepare(settings: Settings) -> None:
+    """Migrate and load the content once, before the processes start (each does it again
+    as it starts, then with nothing left to do, so that none races another on an empty
+    database)."""
+    from app.db import Database
+    from app.main import load_content
+
+    _migrate(settings, argparse.Namespace())
+
+    async def load() -> None:
+        database = Database.from_url(settings.effective_database_url)
+        try:
+            await load_content(settings, database)
+        finally:
+            await database.dispose()
+
+    asyncio.run(load())
 
 
 def database_label(settings: Settings) -> str:
@@ -251,6 +293,12 @@ def parser() -> argparse.ArgumentParser:
     serve = commands.add_parser("serve", help="migrate, load content and serve HTTP")
     serve.add_argument("--host", default="127.0.0.1")
     serve.add_argument("--port", type=int, default=None, help="default: $PORT or 8000")
+    serve.add_argument(
+        "--workers",
+        type=int,
+        default=1,
+        help="web processes on the one port (default 1); SIGHUP restarts them one by one",
+    )
     serve.set_defaults(handler=_serve)
 
     migrate = commands.add_parser("migrate", help="apply database migrations")

@@ -12,6 +12,7 @@ from fastapi.encoders import jsonable_encoder
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
+from sqlalchemy import text
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.middleware.sessions import SessionMiddleware
 from starlette.middleware.trustedhost import TrustedHostMiddleware
@@ -40,10 +41,14 @@ from app.submissions import pages as submission_pages
 from app.submissions import regrade_router
 from app.submissions import router as submission_router
 from app.submissions.grading import start_grading
+from app.submissions.waiting import end_waits_on_stop
 from app.templating import render
 from app.text_input import refuse_invalid_text
 
 log = logging.getLogger("app")
+
+
+CONTENT_LOCK = 0x7C0_C0DE  # a PostgreSQL advisory lock key: "content sync in progress"
 
 
 async def load_content(settings: Settings, database: Database) -> None:
@@ -54,6 +59,12 @@ async def load_content(settings: Settings, database: Database) -> None:
         log.error("content in %s not loaded:\n%s", settings.content_dir, exc)
         return
     async with database.writer() as session, session.begin():
+        if session.get_bind().dialect.name == "postgresql":
+            # Web processes starting together on an empty database would insert the same
+            # rows: one would fail its start-up, and uvicorn's supervisor then stops all of
+            # them (`--workers`: "connection refused"). One syncs at a time; the next finds
+            # the rows there. (SQLite's writer is one at a time already.)
+            await session.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": CONTENT_LOCK})
         await sync_catalog(session=session, catalog=catalog)
 
 
@@ -116,7 +127,8 @@ def create_app(settings: Settings | None = None, database: Database | None = Non
         grading = await start_grading(settings, db)
         app.state.grading = grading
         try:
-            yield
+            with end_waits_on_stop(app):  # a stopping process answers its long polls at once
+                yield
         finally:
             if grading is not None:
                 await grading.stop()

@@ -253,6 +253,9 @@ class Stack:
                 *[sys.executable, "-m", "uvicorn", "app.main:create_app", "--factory"],
                 *["--workers", "2", "--host", "127.0.0.1", "--port", str(self.port)],
                 *["--proxy-headers", "--log-level", "warning"],
+                # As `python -m app serve --workers` sets it: uvicorn's 5 s would have the
+                # supervisor kill a process busy hashing passwords as hung.
+                *["--timeout-worker-healthcheck", "60"],
             ],
         )
         for number in (1, 2):

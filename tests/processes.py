@@ -60,6 +60,12 @@ class Service:
             os.killpg(self.process.pid, signal.SIGKILL)
             self.process.wait(10)
 
+    def terminate(self) -> None:
+        """SIGTERM to the main process only, as `docker stop` and a rolling restart send it
+        (its children, the sandboxes, are its to stop)."""
+        if self.process and self.process.poll() is None:
+            self.process.send_signal(signal.SIGTERM)
+
     def stop(self) -> None:
         if self.process and self.process.poll() is None:
             os.killpg(self.process.pid, signal.SIGTERM)
@@ -161,6 +167,45 @@ class Web(Service):
             return httpx.get(f"{self.url}/readyz", timeout=1).status_code == 200
         except httpx.HTTPError:
             return False
+
+
+class WebPool(Web):
+    """`size` web processes on one port (`python -m app serve --workers`), as a host runs
+    them to restart them one by one with SIGHUP without refusing a connection."""
+
+    def __init__(self, tmp: Path, env: dict[str, str], size: int = 2) -> None:
+        super().__init__(tmp, env)
+        self.size = size
+        self.args = [*self.args, "--workers", str(size)]
+
+    def children(self) -> set[int]:
+        """The web processes now serving (the supervisor's children)."""
+        assert self.process is not None
+        found = subprocess.run(
+            ["pgrep", "-P", str(self.process.pid), "-f", "spawn_main"],
+            capture_output=True,
+            text=True,
+        ).stdout
+        return {int(pid) for pid in found.split()}
+
+    def start(self) -> WebPool:
+        Service.start(self)
+        # Slower than one: the supervisor migrates first, then each process starts.
+        wait_until(self._ready, 120, f"the web processes to be ready:\n{self.output()}")
+        wait_until(lambda: len(self.children()) == self.size, 60, "the web processes")
+        return self
+
+    def rolling_restart(self, seconds: float = 240) -> None:
+        """SIGHUP: each process replaced in turn, the new one serving before the old one is
+        told to stop (SIGTERM); returns once none of the old ones is left."""
+        assert self.process is not None
+        old = self.children()
+        os.kill(self.process.pid, signal.SIGHUP)
+        wait_until(
+            lambda: not old & self.children() and len(self.children()) == self.size,
+            seconds,
+            f"the web processes to be replaced:\n{self.output()}",
+        )
 
 
 def sign_up_student(client: httpx.Client) -> dict[str, str]:

@@ -5,8 +5,11 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import signal
+import threading
 import time
 from collections.abc import Iterator
+from types import FrameType
 
 from fastapi import FastAPI
 
@@ -25,11 +28,14 @@ class LongPolls:
 
     def __init__(self) -> None:
         self._held: dict[int, list[asyncio.Event]] = {}
+        self.stopping = False  # set once the process is told to stop: waits end at once
 
     @contextlib.contextmanager
     def hold(self, user_id: int, per_user: int) -> Iterator[asyncio.Event]:
         """An event that is set when this wait is to end at once."""
         cut_short = asyncio.Event()
+        if self.stopping:
+            cut_short.set()
         held = self._held.setdefault(user_id, [])
         held.append(cut_short)
         while len(held) > per_user:
@@ -44,6 +50,13 @@ class LongPolls:
 
     def held(self, user_id: int) -> int:
         return len(self._held.get(user_id, ()))
+
+    def cut_all(self) -> None:
+        """Every wait ends at once (the process is stopping), and so do those begun after."""
+        self.stopping = True
+        for held in self._held.values():
+            for cut_short in held:
+                cut_short.set()
 
 
 def long_polls(app: FastAPI) -> LongPolls:
@@ -108,3 +121,36 @@ async def wait_for_submission(
         await _until_set([event, *stop], min(remaining, 1.0))
         if event.submission is not None:
             return event.submission
+
+
+@contextlib.contextmanager
+def end_waits_on_stop(app: FastAPI) -> Iterator[None]:
+    """While the app runs: on SIGTERM or SIGINT, its long polls answer at once with the
+    submission as it stands (the page polls again and reaches a process that stays), so a
+    stopping process is not held for their `wait`, up to 30 s. The handler the server
+    installed still runs after (it stops taking connections and finishes the requests it
+    has). In the main thread only, where signal handlers live; restored on the way out."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    loop = asyncio.get_running_loop()
+    polls = long_polls(app)
+    previous = {number: signal.getsignal(number) for number in (signal.SIGTERM, signal.SIGINT)}
+
+    def handler(signum: int, frame: FrameType | None) -> None:
+        with contextlib.suppress(RuntimeError):  # the loop is closed: nothing waits
+            loop.call_soon_threadsafe(polls.cut_all)
+        before = previous[signal.Signals(signum)]
+        if callable(before):
+            before(signum, frame)
+        elif before == signal.SIG_DFL:
+            signal.signal(signum, signal.SIG_DFL)
+            signal.raise_signal(signum)
+
+    for number in previous:
+        signal.signal(number, handler)
+    try:
+        yield
+    finally:
+        for number, before in previous.items():
+            signal.signal(number, before)
