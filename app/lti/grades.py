@@ -86,6 +86,8 @@ async def progress_changed(
     now = utcnow()
     for line_item, learner in linked:
         score = await _score(session=session, line_item=line_item, user_id=learner.user_id)
+        if score is None:
+            continue  # the lesson was retired: the gradebook keeps what it has
         last = await session.scalar(
             select(LtiScore)
             .where(LtiScore.line_item_id == line_item.id, LtiScore.user_id == learner.user_id)
@@ -123,7 +125,7 @@ async def exercise_progress_changed(
         await progress_changed(session=session, user_ids=user_ids, lesson_slug=lesson_slug)
 
 
-async def _score(*, session: AsyncSession, line_item: LtiLineItem, user_id: int) -> Score:
+async def _score(*, session: AsyncSession, line_item: LtiLineItem, user_id: int) -> Score | None:
     if line_item.exercise_id is not None:
         passed = await session.scalar(
             select(Submission.id)
@@ -145,7 +147,7 @@ async def _score(*, session: AsyncSession, line_item: LtiLineItem, user_id: int)
         None,
     )
     if progress is None:
-        return Score(0.0, INITIALIZED)
+        return None
     total = progress.questions_total + progress.exercises_total
     done = progress.questions_correct + progress.exercises_passed
     given = round(done / total, 4) if total else 0.0

@@ -80,19 +80,26 @@ async def deliver_due(
 ) -> Delivered:
     """One round: every platform's queue, in order, as far as it goes now."""
     now = now or utcnow()
-    async with database.sessionmaker() as session:
-        pending = (
-            await session.execute(
-                select(LtiScore.id, LtiLineItem.platform_id)
-                .join(LtiLineItem, LtiLineItem.id == LtiScore.line_item_id)
-                .where(LtiScore.sent_at.is_(None), LtiScore.failed_at.is_(None))
-                .order_by(LtiScore.id)
-                .limit(BATCH)
-            )
-        ).all()
+    waiting = (LtiScore.sent_at.is_(None)) & (LtiScore.failed_at.is_(None))
     queues: dict[int, list[int]] = {}
-    for score_id, platform_id in pending:
-        queues.setdefault(platform_id, []).append(score_id)
+    async with database.sessionmaker() as session:
+        platform_ids = await session.scalars(
+            select(LtiLineItem.platform_id)
+            .join(LtiScore, LtiScore.line_item_id == LtiLineItem.id)
+            .where(waiting)
+            .distinct()
+        )
+        for platform_id in list(platform_ids):
+            # Each platform's own oldest: one platform's long queue delays no other.
+            queues[platform_id] = list(
+                await session.scalars(
+                    select(LtiScore.id)
+                    .join(LtiLineItem, LtiLineItem.id == LtiScore.line_item_id)
+                    .where(waiting, LtiLineItem.platform_id == platform_id)
+                    .order_by(LtiScore.id)
+                    .limit(BATCH)
+                )
+            )
     done = Delivered()
     async with httpx.AsyncClient(timeout=REQUEST_TIMEOUT_S) as client:
         for platform_id, score_ids in queues.items():
