@@ -18,6 +18,7 @@ from app.auth import password_links
 from app.auth.dependencies import OptionalUser
 from app.classes import roster_import, service
 from app.classes.access import ClassId, StudentId, class_student
+from app.classes.export import _text
 from app.classes.pages import teacher_class
 from app.classes.roster_import import Action, ImportRefused, Plan
 from app.db import SessionDep
@@ -74,7 +75,8 @@ def _links_csv(created: list[dict[str, str]]) -> str:
     writer = csv.writer(out)
     writer.writerow([gettext("Name"), gettext("Number"), gettext("Username"), gettext("Link")])
     for row in created:
-        writer.writerow([row["name"], row["number"], row["username"], row["link"]])
+        # Names and numbers are the teacher's text: never read as formulas (CSV injection).
+        writer.writerow([_text(row["name"]), _text(row["number"]), row["username"], row["link"]])
     return "\ufeff" + out.getvalue()  # the BOM: Excel then reads the names as UTF-8
 
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 import html
 import re
 from datetime import timedelta
+from urllib.parse import unquote
 
 import httpx
 from fastapi import FastAPI
@@ -378,3 +379,17 @@ async def test_an_uploaded_csv_file_is_read_in_utf8_or_excels_turkish_encoding(
         assert preview.status_code == 200, preview.text
         assert "Şule Ağaoğlu" in preview.text
         assert f"new account sule.{tag}, with a set-password link" in preview.text
+
+
+async def test_the_links_file_never_makes_a_name_a_formula(
+    client: httpx.AsyncClient, world: World
+) -> None:
+    await log_in(client, world.teacher.username)
+    text = f'"=HYPERLINK(""http://x"")",+1,{unique_name("f")}\n'
+    done = await post_form(client, f"/classes/{world.class_id}/import/confirm", {"text": text})
+    assert done.status_code == 200, done.text
+    href = re.search(r'href="data:text/csv;charset=utf-8,([^"]+)"', done.text)
+    assert href
+    links = unquote(html.unescape(href[1]))
+    row = links.splitlines()[1]
+    assert row.startswith('"\'=HYPERLINK(""http://x"")",\'+1,'), row
