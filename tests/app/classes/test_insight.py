@@ -86,6 +86,7 @@ async def test_insight_numbers(client: httpx.AsyncClient, db: Database, world: W
     q = items[s["question"].id]
     assert (q["students_tried"], q["students_right"]) == (3, 2)
     assert q["share_right"] == 0.5
+    assert q["share_right_of_tried"] == 0.6667
     assert q["attempts_to_success_mean"] == 2.0  # 1 and 3
     assert q["attempts_to_success_median"] == 2.0
     wrong_text = s["question"].public["options"][wrong_answer(s["question"])]
@@ -122,8 +123,12 @@ async def test_insight_page_shows_charts_with_text(
     assert "tensor([1, 2])" in html
     assert s["question"].public["options"][wrong_answer(s["question"])] in html
     assert '<svg class="histogram"' in html and "<title>" in html
-    assert 'role="img" aria-label="2 of 4 students right"' in html
-    assert "50%" in html
+    # One denominator for "right": the students who tried (3, of 4 in the class), on the
+    # question's card as in the table of the hardest items (issue 16.10).
+    assert 'role="img" aria-label="2 of 3 right"' in html
+    assert "2 of the 3 students who tried (4 in the class)" in html
+    assert html.count("67%") >= 2
+    assert "2 of 4 students right" not in html
 
 
 async def test_insight_of_an_empty_class(client: httpx.AsyncClient, world: World) -> None:
