@@ -11,14 +11,15 @@ from datetime import timedelta
 
 import httpx
 from fastapi import FastAPI
-from sqlalchemy import select
+from sqlalchemy import select, update
 
 from app.db import Database
 from app.lessons.service import get_exercise
-from app.lti import outbox, service
+from app.lti import grades, outbox, service
 from app.lti.tokens import AccessTokens
 from app.models import (
     Exercise,
+    Lesson,
     Regrade,
     RegradeResult,
     RegradeStatus,
@@ -287,3 +288,23 @@ def _run(device: str, verdict: str) -> dict[str, object]:
         "hint": None,
         "detail": None,
     }
+
+
+async def test_a_retired_lesson_sends_nothing_over_the_grade_it_had(
+    browser: httpx.AsyncClient, advantage: RunningPlatform, db: Database
+) -> None:
+    line_item, learner = _line_item(), f"s-{uuid.uuid4().hex[:6]}"
+    answer = await launch(
+        browser, advantage, user=learner, role="Learner", lesson=LESSON, lineitem=line_item
+    )
+    assert answer.status_code == 303, answer.text
+    await _answer(browser, RIGHT)
+    async with db.sessionmaker() as session, session.begin():
+        user_id = await session.scalar(
+            select(LtiScore.user_id).where(LtiScore.subject == learner).limit(1)
+        )
+        assert user_id is not None
+        await session.execute(update(Lesson).where(Lesson.slug == LESSON).values(retired=True))
+        await grades.progress_changed(session=session, user_ids=[user_id], lesson_slug=LESSON)
+        queued = list(await session.scalars(select(LtiScore).where(LtiScore.subject == learner)))
+    assert [row.score_given > 0 for row in queued] == [False, True]
