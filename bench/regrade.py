@@ -60,8 +60,8 @@ async def seed(db: Database, *, count: int, students: int) -> None:
                 insert(User)
                 .values(
                     [
-                        {"username": f"regrade-bench-{i}", "password_hash": "-",
-                         "role": Role.STUDENT, "created_at": utcnow()}
+                        {"username": f"regrade-bench-{i}", "display_name": f"Student {i}",
+                         "password_hash": "-", "role": Role.STUDENT, "created_at": utcnow()}
                         for i in range(students)
                     ]
                 )
