@@ -21,7 +21,7 @@ from app.i18n import N_, gettext
 from app.ids import DbId
 from app.lti import keys, service
 from app.lti.tool_config import canvas_json, tool_urls
-from app.models import LtiPlatform
+from app.models import LtiPlatform, User
 from app.models.lti import LtiLineItem, LtiScore
 from app.templating import render
 
@@ -37,7 +37,8 @@ def _redirect(target: str) -> RedirectResponse:
     return RedirectResponse(target, status_code=status.HTTP_303_SEE_OTHER)
 
 
-def _admin(request: Request, user: Any) -> Response | None:
+def _admin(request: Request, user: User | None) -> Response | None:
+    """The log-in page for a visitor, 403 for anyone but an administrator, else None."""
     if user is None:
         return _redirect(f"/login?next={request.url.path}")
     require_admin(user)

@@ -42,10 +42,9 @@ class Picking:
     return_url: str
     data: Any  # opaque to the tool: sent back as it came
     accept_multiple: bool
-    user_id: int
 
 
-def picking_of(payload: dict[str, Any], *, platform_id: int, user_id: int) -> Picking | None:
+def picking_of(payload: dict[str, Any], *, platform_id: int) -> Picking | None:
     """The request's deep-linking settings; None if it has no return URL or does not take
     LTI resource links."""
     settings = payload.get(claims.DEEP_LINKING_SETTINGS)
@@ -63,7 +62,6 @@ def picking_of(payload: dict[str, Any], *, platform_id: int, user_id: int) -> Pi
         return_url=return_url,
         data=settings.get("data"),
         accept_multiple=settings.get("accept_multiple") is not False,
-        user_id=user_id,
     )
 
 

@@ -87,7 +87,7 @@ async def launch_page(request: Request, session: SessionDep) -> Response:
             platform_id=login.platform_id,
         )
         if payload.get(claims.MESSAGE_TYPE) == claims.DEEP_LINKING_REQUEST:
-            return await _picker(request, session, payload, arrival, login.platform_id)
+            return await _picker(request, session, payload, login.platform_id)
     except launch.LaunchRefused as exc:
         return _refused(request, exc)
     key = await sessions.start_session(
@@ -135,14 +135,13 @@ async def _picker(
     request: Request,
     session: AsyncSession,
     payload: dict[str, Any],
-    arrival: service.Arrival,
     platform_id: int,
 ) -> Response:
     """A deep-linking request: the catalog to pick from (instructors only). The page is
     the launch's answer itself, so it works in the platform's iframe without a cookie."""
     if not claims.teaches(payload.get(claims.ROLES)):
         raise launch.LaunchRefused(N_("Only an instructor of the course can add activities."))
-    picking = deep_linking.picking_of(payload, platform_id=platform_id, user_id=arrival.user.id)
+    picking = deep_linking.picking_of(payload, platform_id=platform_id)
     if picking is None:
         raise launch.LaunchRefused(
             N_("The platform's deep-linking request has no return URL, or takes no LTI links.")
