@@ -78,7 +78,7 @@ def refuse_if_too_many(*, settings: Settings, mode: SubmissionMode, admission: A
 
 class Accepted(NamedTuple):
     submission: Submission
-    place: Place
+    place: Place  # without its wait estimated: only an answer that shows it needs that
 
 
 async def accept_submission(
@@ -98,24 +98,23 @@ async def accept_submission(
     settings = request.app.state.settings
     if len(code.encode()) > settings.max_code_bytes:
         raise too_large(f"Code is limited to {settings.max_code_bytes // 1024} KiB.")
-    async with get_database(request).sessionmaker() as reader:
-        exercise = await get_exercise(session=reader, exercise_id=exercise_id)
-    if exercise is None:
-        raise not_found("Exercise")
     # Counted and inserted in one write transaction, so that concurrent submissions of one
     # student cannot all pass the same count: on PostgreSQL the student's users row is
     # locked first (as finishes and storage accounting lock it, in the same order); on
-    # SQLite the unit of work holds the one write lock from its first statement.
+    # SQLite the unit of work holds the one write lock from its first statement. The
+    # exercise is read by the same statement as the counts.
     await fairness.lock_student(session=session, user_id=user_id)
     admission = await service.admission_counts(
-        session=session, user_id=user_id, mode=mode, seconds=MINUTE_S
+        session=session, user_id=user_id, exercise_id=exercise_id, mode=mode, seconds=MINUTE_S
     )
+    if admission.exercise is None:
+        raise not_found("Exercise")
     refuse_if_too_many(settings=settings, mode=mode, admission=admission)
     limit = settings.grading_in_flight_per_student
     submission = await service.create_submission(
         session=session,
         user_id=user_id,
-        exercise=exercise,
+        exercise=admission.exercise,
         code=code,
         mode=mode,
         in_flight_limit=limit,
@@ -126,8 +125,8 @@ async def accept_submission(
     if background is not None and (grading := grading_of(request)) is not None:
         # Started only once the unit of work has committed the row.
         background.add_task(grading.submitted, submission.id)
-    place = Place(position=admission.in_line + 1)
-    return Accepted(submission, await fairness.with_estimate(session=session, place=place))
+    # Its wait is estimated only where the answer shows it (answer_submitted).
+    return Accepted(submission, Place(position=admission.in_line + 1))
 
 
 async def answer_submitted(
@@ -143,6 +142,7 @@ async def answer_submitted(
     submission, place = accepted
     grading = grading_of(request)
     if wait <= 0:
+        place = await fairness.with_estimate(session=session, place=place)
         return submission_out(submission, place=place)
     # Taken before grading starts, so that even the quickest finish wakes the wait.
     event = grading.notifier.event_for(submission.id) if grading else None
@@ -163,7 +163,7 @@ async def answer_submitted(
             event=event,
             cut_short=cut_short,
         )
-    if latest is None:
+    if latest is None:  # the row is gone: as it was accepted
         return submission_out(submission, place=place)
     if latest.status in SubmissionStatus.FINISHED:
         response.status_code = status.HTTP_200_OK

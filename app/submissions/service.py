@@ -33,7 +33,7 @@ async def create_submission(
     *,
     session: AsyncSession,
     user_id: int,
-    exercise: Exercise,
+    exercise: Exercise | Gradable,
     code: str,
     mode: SubmissionMode = SubmissionMode.GRADE,
     in_flight_limit: int = 1,
@@ -289,20 +289,30 @@ async def recorded_devices(*, session: AsyncSession, submission_id: int) -> set[
     return set(rows.all())
 
 
+class Gradable(NamedTuple):
+    """What a new submission takes from its exercise."""
+
+    id: str
+    devices: list[str]
+
+
 class Admission(NamedTuple):
     recent: int  # this user's submissions of this mode in the last `seconds`
     queued: int  # submissions queued overall, waiting ones included
     in_line: int  # submissions queued for the graders (handed to them, not yet taken)
     own_unfinished: int  # this user's submissions not finished yet
     oldest_recent: datetime | None  # when the oldest of `recent` was made
+    exercise: Gradable | None  # the exercise submitted to; None if there is no such live one
 
 
 async def admission_counts(
-    *, session: AsyncSession, user_id: int, mode: SubmissionMode, seconds: int
+    *, session: AsyncSession, user_id: int, exercise_id: str, mode: SubmissionMode, seconds: int
 ) -> Admission:
     """What admitting one more submission depends on, in one round trip: this runs on every
     submission. Read in the transaction that inserts it, after `fairness.lock_student`, so
-    that concurrent submissions of one student see each other (app/submissions/router.py)."""
+    that concurrent submissions of one student see each other (app/submissions/router.py).
+    The exercise is read in the same statement: no read transaction of its own, and no
+    cache that a content sync in another process could leave stale."""
     since = utcnow() - timedelta(seconds=seconds)
     of_mode = (
         Submission.user_id == user_id,
@@ -324,13 +334,19 @@ async def admission_counts(
         .where(Submission.user_id == user_id, Submission.status.in_(SubmissionStatus.UNFINISHED))
         .scalar_subquery()
     )
-    row = (await session.execute(select(recent, queued, in_line, own, oldest))).one()
+    devices = (
+        select(Exercise.devices)
+        .where(Exercise.id == exercise_id, ~Exercise.retired)
+        .scalar_subquery()
+    )
+    row = (await session.execute(select(recent, queued, in_line, own, oldest, devices))).one()
     return Admission(
         recent=int(row[0]),
         queued=int(row[1]),
         in_line=int(row[2]),
         own_unfinished=int(row[3]),
         oldest_recent=row[4],
+        exercise=None if row[5] is None else Gradable(id=exercise_id, devices=list(row[5])),
     )
 
 

@@ -17,10 +17,13 @@ same submission twice nor miss one: the second waits for the first, then sees it
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from functools import cache
 from typing import Any
 
-from sqlalchemy import case, func, select, update
+from sqlalchemy import ColumnElement, Integer, String, bindparam, func, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
+from sqlalchemy.orm import aliased
 
 from app.models import Submission, SubmissionMode, SubmissionRun, SubmissionStatus, User, Verdict
 from app.submissions import fairness
@@ -99,28 +102,8 @@ async def compact(*, session: AsyncSession, user_id: int, exercise_id: str) -> i
     neither the latest nor the best; returns the bytes freed. Idempotent."""
     # Compactions of one user run one after the other (SQLite has one writer already).
     await fairness.lock_student(session=session, user_id=user_id)
-    mine = (
-        (Submission.user_id == user_id)
-        & (Submission.exercise_id == exercise_id)
-        & Submission.status.in_(SubmissionStatus.FINISHED)
-    )
-    graded = Submission.mode == SubmissionMode.GRADE
-    keepers = (
-        await session.execute(
-            select(
-                func.max(case((graded, Submission.id))),
-                func.max(case((graded & (Submission.verdict == Verdict.PASSED), Submission.id))),
-                func.max(case((Submission.mode == SubmissionMode.RUN, Submission.id))),
-            ).where(mine)
-        )
-    ).one()
-    kept = [ident for ident in keepers if ident is not None]
     older = (
-        await session.execute(
-            select(Submission.id, Submission.runs).where(
-                mine, ~Submission.output_compacted, Submission.id.not_in(kept)
-            )
-        )
+        await session.execute(_older_statement(), {"user_id": user_id, "exercise_id": exercise_id})
     ).all()
     if not older:
         return 0
@@ -142,6 +125,41 @@ async def compact(*, session: AsyncSession, user_id: int, exercise_id: str) -> i
     )
     await add_stored_bytes(session=session, user_id=user_id, delta=-freed)
     return freed
+
+
+@cache
+def _older_statement() -> Any:
+    """The finished submissions of one student to one exercise whose output is still whole
+    and that are neither the latest graded one, nor the best, nor the latest try-out: one
+    statement (it runs after every grading), built once."""
+
+    def mine(row: Any) -> ColumnElement[bool]:
+        return (
+            (row.user_id == bindparam("user_id", type_=Integer))
+            & (row.exercise_id == bindparam("exercise_id", type_=String))
+            & row.status.in_(SubmissionStatus.FINISHED)
+        )
+
+    def newest(kind: Callable[[Any], ColumnElement[bool]]) -> ColumnElement[Any]:
+        other = aliased(Submission)  # not correlated with the outer query's rows
+        found = select(func.max(other.id)).where(mine(other), kind(other))
+        return func.coalesce(found.scalar_subquery(), 0)  # NULL would make != unknown
+
+    def graded(row: Any) -> ColumnElement[bool]:
+        return row.mode == SubmissionMode.GRADE
+
+    def passed(row: Any) -> ColumnElement[bool]:
+        return graded(row) & (row.verdict == Verdict.PASSED)
+
+    def tried(row: Any) -> ColumnElement[bool]:
+        return row.mode == SubmissionMode.RUN
+
+    keepers = [newest(graded), newest(passed), newest(tried)]
+    return select(Submission.id, Submission.runs).where(
+        mine(Submission),
+        ~Submission.output_compacted,
+        *[Submission.id != kept for kept in keepers],
+    )
 
 
 async def _cut_uncopied_runs(*, session: AsyncSession, submission_ids: list[int]) -> int:

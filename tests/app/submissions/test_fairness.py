@@ -273,3 +273,74 @@ async def test_one_round_trip_costs_fewer_statements_and_reads_nothing_back(
         sql for sql in one_trip if sql.startswith("SELECT submissions.id, submissions.user_id")
     ]
     assert len(reads_of_the_row) <= 1, reads_of_the_row  # recording locks it once
+
+
+# What one graded submission (POST ?wait, a student with an earlier one) may cost, BEGINs
+# included: the admission counts, the INSERT and the storage count in the first write
+# transaction; the claim in the second; the runs, the storage count, the finish, the
+# compaction of the earlier attempt, the LMS gradebook's look-up (2) and the release of the
+# student's next in the third; on PostgreSQL the student's row is locked in three places
+# and there are no BEGIN statements.
+MOST_STATEMENTS = {"sqlite": 18, "postgresql": 17}
+
+
+async def test_a_graded_submission_costs_few_statements(
+    fair: httpx.AsyncClient, fair_app: FastAPI
+) -> None:
+    """The exercise is read with the admission counts (no read transaction of its own),
+    and a POST that waits for its verdict estimates no wait (nobody would see it)."""
+    headers, _ = await make_student(fair_app.state.database)
+    await finished(fair, headers, (await submit(fair, headers, SOLUTION))["id"])  # warm
+    await asyncio.sleep(0.1)  # its grading task is done writing
+
+    with Statements(fair_app) as statements:
+        response = await fair.post(
+            f"/api/exercises/{EXERCISE}/submissions?wait=30",
+            json={"code": SOLUTION},
+            headers=headers,
+        )
+        assert response.status_code == 200
+        await asyncio.sleep(0.1)  # the grading task is done writing
+
+    backend = fair_app.state.database.engine.dialect.name
+    assert len(statements) <= MOST_STATEMENTS[backend], "\n".join(statements)
+    assert not any(sql.startswith("SELECT exercises.id") for sql in statements), statements
+    estimate = "SELECT submissions.started_at, submissions.finished_at"
+    assert not any(sql.startswith(estimate) for sql in statements), statements
+    # Compaction still runs: the earlier attempt is marked (its output was short).
+    assert any(sql.startswith("UPDATE submissions SET output_compacted") for sql in statements)
+
+
+async def test_a_post_without_wait_still_estimates_its_wait(
+    fair: httpx.AsyncClient, fair_app: FastAPI
+) -> None:
+    """Without `wait` the answer shows the place in line, estimate included."""
+    headers, _ = await make_student(fair_app.state.database)
+    await finished(fair, headers, (await submit(fair, headers, SOLUTION))["id"])  # a run time
+    body = await submit(fair, headers, SOLUTION)
+    assert body["position"] is not None
+    assert body["wait_estimate_s"] is not None
+    await finished(fair, headers, body["id"])
+
+
+async def test_a_retired_or_unknown_exercise_is_not_found_before_any_limit(
+    fair: httpx.AsyncClient, fair_app: FastAPI
+) -> None:
+    headers, _ = await make_student(fair_app.state.database)
+    response = await fair.post(
+        "/api/exercises/no-such/submissions?wait=30", json={"code": "pass"}, headers=headers
+    )
+    assert response.status_code == 404
+    database = fair_app.state.database
+    async with database.writer() as session, session.begin():
+        exercise = await session.get_one(Exercise, EXERCISE)
+        exercise.retired = True
+    try:
+        response = await fair.post(
+            f"/api/exercises/{EXERCISE}/submissions", json={"code": "pass"}, headers=headers
+        )
+        assert response.status_code == 404
+    finally:
+        async with database.writer() as session, session.begin():
+            exercise = await session.get_one(Exercise, EXERCISE)
+            exercise.retired = False
