@@ -26,6 +26,7 @@ from app.models import Exercise, Submission, SubmissionMode, SubmissionStatus
 from app.submissions import fairness, service
 from app.submissions.dispatch import Notifier
 from app.submissions.jobs import job_for
+from app.submissions.remote_regrade import RemoteRegrades, is_regrade_job
 from grader import Run
 from grader.queueing import (
     RunEvent,
@@ -60,12 +61,18 @@ class DistributedGrading:
         # When a worker for each device was last seen; a fresh process gives them a grace.
         self._started_at = time.monotonic()
         self._last_seen: dict[str, float] = {}
+        self.regrades = RemoteRegrades(self)
 
     async def start(self) -> None:
         self._tasks = [
             asyncio.create_task(self._consume_events()),
             asyncio.create_task(self._reap()),
+            asyncio.create_task(self.regrades.run()),
         ]
+
+    def wake_background(self) -> None:
+        """A regrade was made: look for its submissions (regrade.wake_graders)."""
+        self.regrades.regrader.wake()
 
     async def stop(self) -> None:
         for task in self._tasks:
@@ -346,6 +353,9 @@ class DistributedGrading:
 
     async def _handle(self, fields: dict[bytes, bytes]) -> None:
         event = RunEvent.model_validate_json(fields[b"event"])
+        if is_regrade_job(event.job_id):
+            await self.regrades.record(event)
+            return
         try:
             submission_id = int(event.job_id)
         except ValueError:

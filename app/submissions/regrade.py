@@ -9,7 +9,7 @@ import hashlib
 import json
 import logging
 from collections import deque
-from collections.abc import Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -42,6 +42,12 @@ if TYPE_CHECKING:
 
 class Grades(Protocol):
     def grade(self, job: Job) -> Result: ...
+
+
+# Grades a job somewhere else (distributed mode: the workers), its runs as stored.
+GradeJob = Callable[["Job"], Awaitable[list[dict[str, Any]]]]
+# Takes a result for this process alone (distributed mode: several web processes regrade).
+Claim = Callable[[int], Awaitable[bool]]
 
 
 log = logging.getLogger(__name__)
@@ -318,8 +324,9 @@ async def discard(*, session: AsyncSession, regrade: Regrade) -> None:
 
 
 def wake_graders(state: Any) -> None:
-    """Regrades run on the embedded grader (`wake_background`); with Redis they wait, pending,
-    for it (docs/teachers.md). `state`: the app's state."""
+    """A regrade was made: the grading backend looks for its work (`wake_background`: the
+    embedded grader's, or with Redis app/submissions/remote_regrade.py's). `state`: the
+    app's state."""
     wake = getattr(getattr(state, "grading", None), "wake_background", None)
     if wake is not None:
         wake()
@@ -327,14 +334,24 @@ def wake_graders(state: Any) -> None:
 
 class Regrader:
     """Grades regrade results one at a time when a grading worker has nothing live to do
-    (app/submissions/dispatch.py asks `step`). Claims are kept in this process: regrades
-    run in the process that grades (the embedded grader)."""
+    (app/submissions/dispatch.py asks `step`; with Redis, app/submissions/remote_regrade.py).
+    The embedded grader's claims are kept in this process; `grade` and `claim` give the
+    distributed mode's: jobs graded by the workers, results claimed in Redis."""
 
     BATCH = 256
 
-    def __init__(self, *, database: Database, grader: Grades) -> None:
+    def __init__(
+        self,
+        *,
+        database: Database,
+        grader: Grades | None = None,
+        grade: GradeJob | None = None,
+        claim: Claim | None = None,
+    ) -> None:
         self.database = database
         self.grader = grader
+        self.grade = grade
+        self.claim = claim
         self._pending: deque[int] = deque()
         self._taken: set[int] = set()
         self._refill = asyncio.Lock()
@@ -375,11 +392,12 @@ class Regrader:
                 self._pending.extend(found)
                 if not found:
                     self._looked_at = wakes  # nothing until the next wake
-            if not self._pending:
-                return None
-            result_id = self._pending.popleft()
-            self._taken.add(result_id)
-            return result_id
+            while self._pending:
+                result_id = self._pending.popleft()
+                if self.claim is None or await self.claim(result_id):
+                    self._taken.add(result_id)
+                    return result_id
+            return None
 
     async def _regrade(self, result_id: int) -> None:
         from app.submissions.jobs import job_for, summarize  # the grader package, on demand
@@ -404,13 +422,19 @@ class Regrader:
             job = job_for(submission, exercise)
         runs: list[dict[str, Any]] = []
         for _ in range(MAX_ATTEMPTS):
-            graded = await asyncio.to_thread(self.grader.grade, job)
-            runs = [run.model_dump() for run in graded.runs]
+            runs = await self._grade(job)
             if not any(run["verdict"] == RunVerdict.ERROR for run in runs):
                 break
         outcome = summarize(job.id, runs)
         await self._record(result_id, runs, error=outcome["status"] == SubmissionStatus.ERROR,
                            outcome=outcome)  # fmt: skip
+
+    async def _grade(self, job: Job) -> list[dict[str, Any]]:
+        if self.grade is not None:
+            return await self.grade(job)
+        assert self.grader is not None
+        graded = await asyncio.to_thread(self.grader.grade, job)
+        return [run.model_dump() for run in graded.runs]
 
     async def _record(
         self,
