@@ -295,6 +295,9 @@ async def test_csv_carries_state_completed_due_extension_and_lateness(
         "extended_to",
         "late_by_hours",
         "score_percent",
+        "answers_requested",
+        "display_name",
+        "student_number",
     ]
     by = {(int(r["student_id"]), r["lesson_slug"]): r for r in rows}
     late = by[(s.id("late"), LESSON)]
