@@ -32,6 +32,8 @@ async def sync_due_rosters(*, database: Database, now: datetime | None = None) -
     async with database.sessionmaker() as session:
         due = await service.rosters_due(session=session, now=now)
     synced = 0
+    if not due:
+        return synced
     async with httpx.AsyncClient(timeout=REQUEST_TIMEOUT_S) as client:
         for class_id in due:
             try:

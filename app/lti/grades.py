@@ -10,7 +10,7 @@ from collections.abc import Collection
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import select
+from sqlalchemy import ScalarSelect, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.db import insert_for
@@ -70,6 +70,22 @@ async def progress_changed(
 ) -> None:
     """Queue the score of each line item of this lesson that these users launched through,
     where it differs from the last one queued."""
+    await _queue_scores(session=session, user_ids=user_ids, lesson=lesson_slug)
+
+
+async def exercise_progress_changed(
+    *, session: AsyncSession, user_ids: Collection[int], exercise_id: str
+) -> None:
+    """`progress_changed` for the lesson an exercise belongs to. Called on every graded
+    submission: the lesson is looked up inside the line-item query, so a server without LTI
+    links pays one statement per grading, not two."""
+    lesson = select(Exercise.lesson_slug).where(Exercise.id == exercise_id).scalar_subquery()
+    await _queue_scores(session=session, user_ids=user_ids, lesson=lesson)
+
+
+async def _queue_scores(
+    *, session: AsyncSession, user_ids: Collection[int], lesson: str | ScalarSelect[str]
+) -> None:
     if not user_ids:
         return
     linked = (
@@ -77,7 +93,7 @@ async def progress_changed(
             select(LtiLineItem, LtiLineItemLearner)
             .join(LtiLineItemLearner, LtiLineItemLearner.line_item_id == LtiLineItem.id)
             .where(
-                LtiLineItem.lesson_slug == lesson_slug,
+                LtiLineItem.lesson_slug == lesson,
                 LtiLineItemLearner.user_id.in_(list(user_ids)),
             )
             .order_by(LtiLineItem.id, LtiLineItemLearner.user_id)
@@ -112,17 +128,6 @@ async def progress_changed(
             )
         )
     await session.flush()
-
-
-async def exercise_progress_changed(
-    *, session: AsyncSession, user_ids: Collection[int], exercise_id: str
-) -> None:
-    """`progress_changed` for the lesson an exercise belongs to."""
-    lesson_slug = await session.scalar(
-        select(Exercise.lesson_slug).where(Exercise.id == exercise_id)
-    )
-    if lesson_slug is not None:
-        await progress_changed(session=session, user_ids=user_ids, lesson_slug=lesson_slug)
 
 
 async def _score(*, session: AsyncSession, line_item: LtiLineItem, user_id: int) -> Score | None:
