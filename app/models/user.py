@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 from datetime import datetime
+from typing import Any
 
 from sqlalchemy import BigInteger, ForeignKey, Index, String
 from sqlalchemy.engine.default import DefaultExecutionContext
@@ -15,7 +16,16 @@ EMAIL_MAX = 254
 
 def _named_after_username(context: DefaultExecutionContext) -> str:
     """An account made without a display name is shown by its username."""
-    return str(context.get_current_parameters()["username"])
+    try:
+        return str(context.get_current_parameters()["username"])
+    except KeyError:
+        # A multi-row VALUES insert of the entity (insert(User).values([...])): SQLAlchemy
+        # looks its row's values up under the table's name ("users.username_m0") and misses
+        # them; the statement's own names are "username_m0", "username_m1", ...
+        raw = context.get_current_parameters(isolate_multiinsert_groups=False)
+        column: Any = context.current_column
+        row = column.index + 1 if getattr(column, "_is_multiparam_column", False) else 0
+        return str(raw[f"username_m{row}"])
 
 
 class User(Base):

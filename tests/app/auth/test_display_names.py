@@ -9,12 +9,12 @@ from datetime import timedelta
 
 import httpx
 import pytest
-from sqlalchemy import update
+from sqlalchemy import insert, select, update
 
 from app.auth import password_links
 from app.auth.security import verify_password
 from app.db import Database
-from app.models import utcnow
+from app.models import User, utcnow
 from app.models.user import PasswordLink
 from tests.helpers import bearer, csrf_from, unique_name
 
@@ -186,3 +186,26 @@ async def test_a_set_password_link_works_once_and_expires(
     gone = await client.get(f"/set-password/{expired}")
     assert gone.status_code == 404
     assert "This link no longer works" in gone.text
+
+
+async def test_every_way_of_making_accounts_names_them_after_their_username(
+    db: Database,
+) -> None:
+    """The model's default: one object, many objects, an executemany and a multi-row
+    VALUES insert (benches and seeds make accounts that way) all get the username."""
+    names = [unique_name("d") for _ in range(7)]
+    async with db.sessionmaker() as session:
+        session.add(User(username=names[0], password_hash="-"))
+        session.add_all([User(username=name, password_hash="-") for name in names[1:3]])
+        await session.execute(
+            insert(User), [{"username": name, "password_hash": "-"} for name in names[3:5]]
+        )
+        await session.execute(
+            insert(User).values([{"username": name, "password_hash": "-"} for name in names[5:]])
+        )
+        found = await session.execute(
+            select(User.username, User.display_name).where(User.username.in_(names))
+        )
+        rows = {username: display_name for username, display_name in found}
+        await session.rollback()
+    assert rows == {name: name for name in names}
