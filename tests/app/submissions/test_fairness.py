@@ -226,10 +226,13 @@ class Statements:
         if writer is not None:
             self.engines.add(writer.sync_engine)
         self.seen: list[str] = []
+        self.tasks: list[str] = []  # the name of the asyncio task that ran each one
 
     def _record(self, *args: Any) -> None:
         statement: str = args[2]  # (conn, cursor, statement, parameters, context, many)
         self.seen.append(" ".join(statement.split()))
+        task = asyncio.current_task()
+        self.tasks.append(task.get_name() if task else "")
 
     def __enter__(self) -> list[str]:
         for engine in self.engines:
@@ -293,7 +296,8 @@ async def test_a_graded_submission_costs_few_statements(
     await finished(fair, headers, (await submit(fair, headers, SOLUTION))["id"])  # warm
     await asyncio.sleep(0.1)  # its grading task is done writing
 
-    with Statements(fair_app) as statements:
+    recorder = Statements(fair_app)
+    with recorder:
         response = await fair.post(
             f"/api/exercises/{EXERCISE}/submissions?wait=30",
             json={"code": SOLUTION},
@@ -301,6 +305,12 @@ async def test_a_graded_submission_costs_few_statements(
         )
         assert response.status_code == 200
         await asyncio.sleep(0.1)  # the grading task is done writing
+    # The LMS outbox's poll (every few seconds, app/lti/background.py) may fall in between.
+    statements = [
+        sql
+        for sql, task in zip(recorder.seen, recorder.tasks, strict=True)
+        if task != "lti-background"
+    ]
 
     backend = fair_app.state.database.engine.dialect.name
     assert len(statements) <= MOST_STATEMENTS[backend], "\n".join(statements)
