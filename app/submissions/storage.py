@@ -102,21 +102,27 @@ async def compact(*, session: AsyncSession, user_id: int, exercise_id: str) -> i
     neither the latest nor the best; returns the bytes freed. Idempotent."""
     # Compactions of one user run one after the other (SQLite has one writer already).
     await fairness.lock_student(session=session, user_id=user_id)
+    # Flagged and read back in one statement: usually an older attempt's output is short,
+    # and nothing more is written.
     older = (
-        await session.execute(_older_statement(), {"user_id": user_id, "exercise_id": exercise_id})
+        await session.execute(
+            _older_statement(),
+            {"owner": user_id, "exercise": exercise_id},
+            execution_options={"synchronize_session": False},
+        )
     ).all()
     if not older:
         return 0
     freed = 0
     for submission_id, runs in older:
         cut_runs = [cut_run(run) for run in runs or []]
-        changed = cut_runs != (runs or [])
-        done = await session.execute(
-            update(Submission)
-            .where(Submission.id == submission_id, ~Submission.output_compacted)
-            .values(output_compacted=True, **({"runs": cut_runs} if changed else {}))
-        )
-        if changed and getattr(done, "rowcount", 0) == 1:
+        if cut_runs != (runs or []):
+            await session.execute(
+                update(Submission)
+                .where(Submission.id == submission_id)
+                .values(runs=cut_runs)
+                .execution_options(synchronize_session=False)
+            )
             freed += runs_bytes(runs or []) - runs_bytes(cut_runs)
     # Only a submission that holds no runs (one a platform error ended part-way) may still
     # have their output in submission_runs: a finish that copies them empties those rows.
@@ -129,14 +135,15 @@ async def compact(*, session: AsyncSession, user_id: int, exercise_id: str) -> i
 
 @cache
 def _older_statement() -> Any:
-    """The finished submissions of one student to one exercise whose output is still whole
-    and that are neither the latest graded one, nor the best, nor the latest try-out: one
-    statement (it runs after every grading), built once."""
+    """Flag as compacted, and return (id, runs) of, the finished submissions of one student
+    to one exercise whose output is still whole and that are neither the latest graded one,
+    nor the best, nor the latest try-out: one statement (it runs after every grading),
+    built once."""
 
     def mine(row: Any) -> ColumnElement[bool]:
         return (
-            (row.user_id == bindparam("user_id", type_=Integer))
-            & (row.exercise_id == bindparam("exercise_id", type_=String))
+            (row.user_id == bindparam("owner", type_=Integer))
+            & (row.exercise_id == bindparam("exercise", type_=String))
             & row.status.in_(SubmissionStatus.FINISHED)
         )
 
@@ -155,10 +162,15 @@ def _older_statement() -> Any:
         return row.mode == SubmissionMode.RUN
 
     keepers = [newest(graded), newest(passed), newest(tried)]
-    return select(Submission.id, Submission.runs).where(
-        mine(Submission),
-        ~Submission.output_compacted,
-        *[Submission.id != kept for kept in keepers],
+    return (
+        update(Submission)
+        .where(
+            mine(Submission),
+            ~Submission.output_compacted,
+            *[Submission.id != kept for kept in keepers],
+        )
+        .values(output_compacted=True)
+        .returning(Submission.id, Submission.runs)
     )
 
 
