@@ -826,6 +826,7 @@ async def comment_form(
     classroom = await teacher_class(request, session, user, class_id)
     if isinstance(classroom, Response):
         return classroom
+    assert user is not None  # teacher_class sent anyone else away
     await class_student(session=session, class_id=class_id, student_id=student_id)
     # Digits in ASCII only (int() also reads '²' and other scripts' digits) and in the
     # database's range: anything else names no attempt.
@@ -835,7 +836,7 @@ async def comment_form(
     try:
         await add_comment(
             session=session,
-            teacher_id=classroom.teacher_id,
+            teacher_id=user.id,  # the owner or a co-teacher: whoever wrote it
             student_id=student_id,
             lesson_slug=lesson_slug,
             submission_id=target or 0,

@@ -128,10 +128,12 @@ async def regrade_page(
     classroom = await teacher_class(request, session, user, class_id)
     if isinstance(classroom, Response):
         return classroom
+    assert user is not None  # teacher_class sent anyone else away
     regrade = await regrades.get_regrade(session=session, regrade_id=regrade_id)
     if regrade is None:
         raise not_found("Regrade")
-    seen = await regrades.preview(session=session, regrade=regrade, teacher_id=classroom.teacher_id)
+    # The classes this teacher runs (a co-teacher does not see the owner's other classes).
+    seen = await regrades.preview(session=session, regrade=regrade, teacher_id=user.id)
     exercise = await session.get_one(Exercise, regrade.exercise_id)
     in_class = next((flips for flips in seen.classes if flips.class_id == classroom.id), None)
     return render(

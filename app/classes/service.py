@@ -126,9 +126,10 @@ async def set_archived(*, session: AsyncSession, classroom: Classroom, archived:
 async def get_teacher_class(
     *, session: AsyncSession, teacher_id: int, class_id: int
 ) -> Classroom | None:
-    """The class if this teacher runs it; None for another teacher's class or no class."""
+    """The class if this teacher runs it (owns it or co-teaches it); None for another
+    teacher's class or no class."""
     return await session.scalar(
-        select(Classroom).where(Classroom.id == class_id, Classroom.teacher_id == teacher_id)
+        select(Classroom).where(Classroom.id == class_id, Classroom.taught_by(teacher_id))
     )
 
 
@@ -155,7 +156,7 @@ async def teacher_classes(*, session: AsyncSession, teacher_id: int) -> list[Cla
     rows = await session.execute(
         select(Classroom, func.coalesce(counts.c.n, 0))
         .outerjoin(counts, counts.c.class_id == Classroom.id)
-        .where(Classroom.teacher_id == teacher_id)
+        .where(Classroom.taught_by(teacher_id))
         .order_by(Classroom.archived_at.is_not(None), Classroom.created_at.desc(), Classroom.id)
     )
     return [ClassSummary(classroom, int(n)) for classroom, n in rows]

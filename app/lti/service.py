@@ -20,6 +20,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.auth.security import token_digest
 from app.classes import service as classes
+from app.db import insert_for
 from app.i18n import N_
 from app.lti import claims, grades, roster
 from app.lti.launch import LaunchRefused
@@ -27,6 +28,7 @@ from app.lti.tokens import ServiceError
 from app.models import (
     ClassMember,
     Classroom,
+    ClassTeacher,
     Exercise,
     LtiAccount,
     LtiContext,
@@ -266,8 +268,9 @@ async def _class(
     teaching: bool,
     platform_id: int,
 ) -> int | None:
-    """The course's class: made by the first instructor who launches (who owns it);
-    learners join it. A learner who arrives before any instructor joins on a later launch."""
+    """The course's class: made by the first instructor who launches (who owns it), run
+    by every instructor who launches it (co-teachers); learners join it. A learner who
+    arrives before any instructor joins on a later launch."""
     context = payload.get(claims.CONTEXT)
     if not isinstance(context, dict) or not context.get("id"):
         return None
@@ -288,12 +291,19 @@ async def _class(
         await session.flush()
         return classroom.id
     roster.learnt_from_launch(link=link, payload=payload, platform_id=platform_id)
-    if not teaching:
-        joined = await session.get(Classroom, link.class_id)
-        if joined is not None:
-            # An archived class takes no one; the lesson still opens.
-            with contextlib.suppress(classes.JoinRefused):
-                await classes.join(session=session, student_id=user.id, code=joined.join_code)
+    joined = await session.get(Classroom, link.class_id)
+    if teaching:
+        if joined is not None and joined.teacher_id != user.id:
+            # The course's other instructors run its class beside the first one.
+            await session.execute(
+                insert_for(session)(ClassTeacher)
+                .values(class_id=joined.id, teacher_id=user.id)
+                .on_conflict_do_nothing(index_elements=["class_id", "teacher_id"])
+            )
+    elif joined is not None:
+        # An archived class takes no one; the lesson still opens.
+        with contextlib.suppress(classes.JoinRefused):
+            await classes.join(session=session, student_id=user.id, code=joined.join_code)
     return link.class_id
 
 

@@ -2,7 +2,7 @@
 
 from app.models.attempt import QuestionAttempt
 from app.models.base import Base, utcnow
-from app.models.classroom import ClassAssignment, ClassMember, Classroom
+from app.models.classroom import ClassAssignment, ClassMember, Classroom, ClassTeacher
 from app.models.comment import Comment
 from app.models.content import Exercise, HintOpening, Lesson, Question, Track
 from app.models.extension import DueExtension
@@ -35,6 +35,7 @@ __all__ = [
     "Base",
     "ClassAssignment",
     "ClassMember",
+    "ClassTeacher",
     "Classroom",
     "Comment",
     "DueExtension",

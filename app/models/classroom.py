@@ -9,7 +9,16 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from sqlalchemy import ForeignKey, Index, String, UniqueConstraint
+from sqlalchemy import (
+    ColumnElement,
+    ForeignKey,
+    Index,
+    String,
+    UniqueConstraint,
+    exists,
+    or_,
+    select,
+)
 from sqlalchemy.orm import Mapped, mapped_column
 
 from app.models.base import Base, utcnow
@@ -31,6 +40,36 @@ class Classroom(Base):
     @property
     def archived(self) -> bool:
         return self.archived_at is not None
+
+    @classmethod
+    def taught_by(cls, teacher_id: int) -> ColumnElement[bool]:
+        """Whether this teacher runs the class: its owner, or a co-teacher (an LMS course's
+        other instructors). Every teacher's access to a class goes through this."""
+        return or_(
+            cls.teacher_id == teacher_id,
+            exists(
+                select(ClassTeacher.id).where(
+                    ClassTeacher.class_id == cls.id, ClassTeacher.teacher_id == teacher_id
+                )
+            ),
+        )
+
+
+class ClassTeacher(Base):
+    """A teacher who runs a class beside its owner, with the same rights over it (an LMS
+    course has several instructors; the first to launch owns the class, the others join
+    it here)."""
+
+    __tablename__ = "class_teachers"
+    __table_args__ = (
+        UniqueConstraint("class_id", "teacher_id"),
+        Index("ix_class_teachers_teacher", "teacher_id"),
+    )
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    class_id: Mapped[int] = mapped_column(ForeignKey("classes.id", ondelete="CASCADE"))
+    teacher_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"))
+    added_at: Mapped[datetime] = mapped_column(default=utcnow)
 
 
 class ClassMember(Base):

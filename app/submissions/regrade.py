@@ -224,7 +224,7 @@ async def preview(*, session: AsyncSession, regrade: Regrade, teacher_id: int) -
             .join(ClassMember, ClassMember.class_id == Classroom.id)
             .join(User, User.id == ClassMember.student_id)
             .where(
-                Classroom.teacher_id == teacher_id,
+                Classroom.taught_by(teacher_id),
                 ClassMember.removed_at.is_(None),
                 ClassMember.student_id.in_(list(flips)),
             )

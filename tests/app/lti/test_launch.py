@@ -164,3 +164,32 @@ async def test_the_refusal_page_speaks_turkish(
         headers={"Accept-Language": "tr"},
     )
     assert "Bu araçta &#39;https://lms.example&#39; platformu kayıtlı değil." in answer.text
+
+
+async def test_every_instructor_of_the_course_runs_its_class(
+    browser: httpx.AsyncClient, registered: RunningPlatform, db: Database
+) -> None:
+    """The first instructor to launch owns the course's class; another instructor of the
+    course runs it too (its page, its progress, the class list); a learner does not."""
+    answer = await launch(browser, registered, user="t-1", role=INSTRUCTOR, lesson=LESSON)
+    assert answer.status_code == 303, answer.text
+    async with db.sessionmaker() as session:
+        link = await session.scalar(select(LtiContext).where(LtiContext.issuer == registered.url))
+        assert link is not None
+        class_id = link.class_id
+
+    browser.cookies.clear()  # the course's second instructor
+    answer = await launch(browser, registered, user="t-2", role=INSTRUCTOR, lesson=LESSON)
+    assert answer.status_code == 303, answer.text
+    progress = await browser.get(f"/api/classes/{class_id}/progress")
+    assert progress.status_code == 200, progress.text
+    assert class_id in [c["id"] for c in (await browser.get("/api/classes")).json()]
+    assert (await browser.get(f"/classes/{class_id}")).status_code == 200
+    # Launching again changes nothing.
+    answer = await launch(browser, registered, user="t-2", role=INSTRUCTOR, lesson=LESSON)
+    assert answer.status_code == 303
+
+    browser.cookies.clear()
+    answer = await launch(browser, registered, user="s-1", role=LEARNER, lesson=LESSON)
+    assert answer.status_code == 303
+    assert (await browser.get(f"/api/classes/{class_id}/progress")).status_code == 403
