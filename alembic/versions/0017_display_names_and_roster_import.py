@@ -54,8 +54,8 @@ def downgrade() -> None:
     op.drop_index(op.f("ix_password_links_user_id"), table_name="password_links")
     op.drop_table("password_links")
     op.drop_index(op.f("ix_users_email"), table_name="users")
-    with op.batch_alter_table("class_members", schema=None) as batch_op:
-        batch_op.drop_column("student_number")
-    with op.batch_alter_table("users", schema=None) as batch_op:
-        batch_op.drop_column("email")
-        batch_op.drop_column("display_name")
+    # Plain DROP COLUMN (SQLite 3.35+), as in upgrade: a batch would rebuild users, and on
+    # SQLite dropping the old table cascades every submission of every user away.
+    op.drop_column("class_members", "student_number")
+    op.drop_column("users", "email")
+    op.drop_column("users", "display_name")
