@@ -285,7 +285,7 @@ async def test_one_round_trip_costs_fewer_statements_and_reads_nothing_back(
 # attempt (one statement: its output was short), the LMS gradebook's look-up (2) and the
 # release of the student's next in the third. On PostgreSQL the student's row is locked in
 # three places and there are no BEGIN statements.
-MOST_STATEMENTS = {"sqlite": 17, "postgresql": 16}
+MOST_STATEMENTS = {"sqlite": 16, "postgresql": 15}
 
 
 async def test_a_graded_submission_costs_few_statements(
