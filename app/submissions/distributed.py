@@ -40,6 +40,7 @@ from grader.queueing import (
 log = logging.getLogger(__name__)
 GROUP = "recorders"
 NOT_HERE = "not graded on {device} here: no worker for it is running"
+STOP_S = 5.0  # how long stopping waits for the background loops to end
 SENT_MEMORY_S = 7 * 24 * 3600  # how long the id of a job's queue message is kept
 NO_CPU_WORKER = "No grader worker for cpu is running, so this submission could not be graded."
 
@@ -75,9 +76,19 @@ class DistributedGrading:
         self.regrades.regrader.wake()
 
     async def stop(self) -> None:
-        for task in self._tasks:
-            task.cancel()
-        await asyncio.gather(*self._tasks, return_exceptions=True)
+        """Ends the background loops. A cancellation can be swallowed: redis-py may turn one
+        that lands inside a command into a RedisError, which the loops catch and carry on
+        after, so one cancel() once left a stopping process waiting for ever (uvicorn's
+        one-by-one restart stalled on it). They are cancelled again until they end, for at
+        most STOP_S."""
+        pending = set(self._tasks)
+        deadline = time.monotonic() + STOP_S
+        while pending and time.monotonic() < deadline:
+            for task in pending:
+                task.cancel()
+            _, pending = await asyncio.wait(pending, timeout=0.5)
+        if pending:
+            log.warning("%d grading loops did not stop within %s s", len(pending), STOP_S)
         await self.redis.aclose()
         self.broker.close()
 

@@ -130,8 +130,9 @@ def test_restarting_web_processes_and_workers_one_by_one_loses_nothing(
     tmp_path: Path,
     stack: dict,  # noqa: F811
 ) -> None:
-    web = WebPool(tmp_path, stack["env"]).start()
-    stack["services"].append(web)
+    web = WebPool(tmp_path, stack["env"])
+    stack["services"].append(web)  # before it starts: stopped even if the start times out
+    web.start()
     workers: list[Service] = [start_worker(tmp_path, stack), start_worker(tmp_path, stack)]
     with httpx.Client(base_url=web.url, timeout=30) as client:
         students = [sign_up_student(client) for _ in range(STUDENTS)]
