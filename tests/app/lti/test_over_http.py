@@ -95,37 +95,37 @@ def test_a_score_reaches_the_platform_after_it_was_down_and_the_tool_restarted(
     web = Web(tmp_path, {"DATA_DIR": str(data_dir), "GRADING_ENABLED": "false"})
     web.env["PUBLIC_BASE_URL"] = web.url
     line_item = "li-over-http"
-    with running_platform(web.url) as lms:
-        port = int(lms.url.rsplit(":", 1)[1])
-        env = os.environ | {"DATA_DIR": str(data_dir), "PUBLIC_BASE_URL": web.url}
-        env.pop("DATABASE_URL", None)
-        registered = subprocess.run(
-            [sys.executable, "-m", "app", "lti", "add-platform", "--issuer", lms.url,
-             "--client-id", CLIENT_ID, "--deployment-id", DEPLOYMENT_ID,
-             "--auth-url", f"{lms.url}/auth", "--token-url", f"{lms.url}/token",
-             "--jwks-url", f"{lms.url}/jwks"],
-            cwd=REPO_ROOT, env=env, capture_output=True, text=True, timeout=120,
-        )  # fmt: skip
-        assert registered.returncode == 0, registered.stderr
-        web.start()
-        student = httpx.Client(base_url=web.url)
-        form = _launch_form(
-            student, lms, user="s-http", role="Learner", lesson=LESSON, lineitem=line_item
+    student = httpx.Client(base_url=web.url)
+    try:  # the server stopped however the test ends: a failure leaves no process
+        with running_platform(web.url) as lms:
+            port = int(lms.url.rsplit(":", 1)[1])
+            env = os.environ | {"DATA_DIR": str(data_dir), "PUBLIC_BASE_URL": web.url}
+            env.pop("DATABASE_URL", None)
+            registered = subprocess.run(
+                [sys.executable, "-m", "app", "lti", "add-platform", "--issuer", lms.url,
+                 "--client-id", CLIENT_ID, "--deployment-id", DEPLOYMENT_ID,
+                 "--auth-url", f"{lms.url}/auth", "--token-url", f"{lms.url}/token",
+                 "--jwks-url", f"{lms.url}/jwks"],
+                cwd=REPO_ROOT, env=env, capture_output=True, text=True, timeout=120,
+            )  # fmt: skip
+            assert registered.returncode == 0, registered.stderr
+            web.start()
+            form = _launch_form(
+                student, lms, user="s-http", role="Learner", lesson=LESSON, lineitem=line_item
+            )
+            assert _post(student, form).status_code == 303
+            wait_until(lambda: len(_scores(lms, line_item)) == 1, 60, "the first score")
+        # The platform is down.
+        page = student.get(f"/lessons/{LESSON}")
+        answer = student.post(
+            "/api/questions/tensor-basics-default-dtype/answers",
+            json={"answer": 1},
+            headers={"X-CSRF-Token": meta_csrf(page.text)},
         )
-        assert _post(student, form).status_code == 303
-        wait_until(lambda: len(_scores(lms, line_item)) == 1, 60, "the first score")
-    # The platform is down.
-    page = student.get(f"/lessons/{LESSON}")
-    answer = student.post(
-        "/api/questions/tensor-basics-default-dtype/answers",
-        json={"answer": 1},
-        headers={"X-CSRF-Token": meta_csrf(page.text)},
-    )
-    assert answer.status_code == 200, answer.text
-    time.sleep(POLL_S + 1)  # a round finds the platform down
-    web.kill()
-    web.start()
-    try:
+        assert answer.status_code == 200, answer.text
+        time.sleep(POLL_S + 1)  # a round finds the platform down
+        web.kill()
+        web.start()
         with running_platform(web.url, port=port) as back:
             wait_until(lambda: len(_scores(back, line_item)) == 1, 120, "the queued score")
             (score,) = _scores(back, line_item)
