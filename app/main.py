@@ -7,10 +7,10 @@ import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
-from fastapi import Depends, FastAPI, Request
+from fastapi import Depends, FastAPI, Request, status
 from fastapi.encoders import jsonable_encoder
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import JSONResponse, Response
+from fastapi.responses import JSONResponse, RedirectResponse, Response
 from fastapi.staticfiles import StaticFiles
 from sqlalchemy import text
 from starlette.exceptions import HTTPException as StarletteHTTPException
@@ -44,6 +44,7 @@ from app.submissions.grading import start_grading
 from app.submissions.waiting import end_waits_on_stop
 from app.templating import render
 from app.text_input import refuse_invalid_text
+from app.urls import login_url
 
 log = logging.getLogger("app")
 
@@ -90,6 +91,10 @@ def _install_error_handlers(app: FastAPI) -> None:
                 status_code=exc.status_code,
             )
         return JSONResponse({"detail": exc.detail}, exc.status_code, headers=headers)
+
+    @app.exception_handler(errors.LoginRequired)
+    async def login_first(request: Request, exc: errors.LoginRequired) -> Response:
+        return RedirectResponse(login_url(exc.next_path), status.HTTP_303_SEE_OTHER)
 
     @app.exception_handler(RequestValidationError)
     async def invalid_request(request: Request, exc: RequestValidationError) -> Response:

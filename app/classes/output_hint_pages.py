@@ -44,8 +44,6 @@ async def save_hint_form(
     lesson: Field = "",
 ) -> Response:
     classroom = await teacher_class(request, session, user, class_id)
-    if isinstance(classroom, Response):
-        return classroom
     assert user is not None  # teacher_class sent anyone else away
     try:
         await output_hints.save_hint(
@@ -83,9 +81,7 @@ async def delete_hint_form(
     cluster: Field,
     lesson: Field = "",
 ) -> Response:
-    classroom = await teacher_class(request, session, user, class_id)
-    if isinstance(classroom, Response):
-        return classroom
+    await teacher_class(request, session, user, class_id)
     deleted = await output_hints.delete_hint(
         session=session, class_id=class_id, exercise_id=exercise_id, cluster=cluster
     )

@@ -44,12 +44,13 @@ from app.classes.item_summary import spent_label, summarize
 from app.classes.router import DueWithinDays, FailedAttempts, IdleDays, join_url
 from app.classes.schemas import InvalidDueDate, parse_due
 from app.db import SessionDep, get_database
-from app.errors import not_found
+from app.errors import LoginRequired, not_found
 from app.i18n import N_, current_language, gettext
 from app.ids import MAX_ID, DbIdQuery
 from app.lti import service as lti  # a class made from an LMS course
 from app.models import Classroom, Role, User, Verdict, utcnow
 from app.templating import render
+from app.urls import login_url
 
 router = APIRouter(include_in_schema=False)
 PER_PAGE = 100
@@ -65,11 +66,14 @@ def _redirect(target: str) -> RedirectResponse:
     return RedirectResponse(target, status_code=status.HTTP_303_SEE_OTHER)
 
 
+def _here(request: Request) -> str:
+    """This page's path with its query: where log-in sends the teacher back to."""
+    path = request.url.path
+    return f"{path}?{request.url.query}" if request.url.query else path
+
+
 def _to_login(request: Request, target: str | None = None) -> RedirectResponse:
-    path = target or request.url.path
-    if target is None and request.url.query:
-        path += "?" + request.url.query
-    return _redirect(f"/login?next={quote(path, safe='/')}")
+    return _redirect(login_url(target or _here(request)))
 
 
 def _flash(request: Request, message: str, kind: str = "success", undo: str = "") -> None:
@@ -244,11 +248,11 @@ async def join_link(
 
 async def teacher_class(
     request: Request, session: SessionDep, user: User | None, class_id: int
-) -> Classroom | Response:
-    """The teacher's own class, or the way to log in first (every class page, regrades'
-    too); 403 for a student, 404 for a class that is not theirs."""
+) -> Classroom:
+    """The class if this user runs it (every class page, regrades' too); LoginRequired
+    when nobody is signed in, 403 for a student, 404 for a class that is not theirs."""
     if user is None:
-        return _to_login(request)
+        raise LoginRequired(_here(request))
     require_teacher(user)
     return await own_class(session=session, teacher=user, class_id=class_id)
 
@@ -304,8 +308,6 @@ async def class_page(
     """`q` narrows the roster to the students it finds (name, username or number; accents
     and Turkish i's folded)."""
     classroom = await teacher_class(request, session, user, class_id)
-    if isinstance(classroom, Response):
-        return classroom
     return await _class_page(request, session, classroom, search=q)
 
 
@@ -318,8 +320,6 @@ async def rename_form(
     name: Annotated[str, Form()] = "",
 ) -> Response:
     classroom = await teacher_class(request, session, user, class_id)
-    if isinstance(classroom, Response):
-        return classroom
     if error := _name_error(name):
         return await _class_page(
             request,
@@ -343,8 +343,6 @@ async def archive_form(
     archived: Annotated[str, Form()] = "1",
 ) -> Response:
     classroom = await teacher_class(request, session, user, class_id)
-    if isinstance(classroom, Response):
-        return classroom
     archive = archived not in ("0", "false", "")
     await service.set_archived(session=session, classroom=classroom, archived=archive)
     _flash(
@@ -361,8 +359,6 @@ async def regenerate_form(
     class_id: ClassId, request: Request, session: SessionDep, user: OptionalUser
 ) -> Response:
     classroom = await teacher_class(request, session, user, class_id)
-    if isinstance(classroom, Response):
-        return classroom
     old_code = await service.regenerate_code(session=session, classroom=classroom)
     _flash(
         request,
@@ -406,8 +402,6 @@ async def confirm_remove_page(
     user: OptionalUser,
 ) -> Response:
     classroom = await teacher_class(request, session, user, class_id)
-    if isinstance(classroom, Response):
-        return classroom
     student = await class_student(session=session, class_id=class_id, student_id=student_id)
     return _confirm_page(
         request,
@@ -431,9 +425,7 @@ async def remove_form(
     session: SessionDep,
     user: OptionalUser,
 ) -> Response:
-    classroom = await teacher_class(request, session, user, class_id)
-    if isinstance(classroom, Response):
-        return classroom
+    await teacher_class(request, session, user, class_id)
     student = await class_student(session=session, class_id=class_id, student_id=student_id)
     await service.remove_student(session=session, class_id=class_id, student_id=student_id)
     _flash(
@@ -466,8 +458,6 @@ async def assign_form(
     A form that carries the late policy says so with `policy`: then `late_work` (a
     checkbox: absent means late work does not count) and `late_penalty_percent` (0-100)."""
     classroom = await teacher_class(request, session, user, class_id)
-    if isinstance(classroom, Response):
-        return classroom
     errors: dict[str, str] = {}
     due = None
     try:
@@ -528,8 +518,6 @@ async def confirm_unassign_page(
     user: OptionalUser,
 ) -> Response:
     classroom = await teacher_class(request, session, user, class_id)
-    if isinstance(classroom, Response):
-        return classroom
     assigned = await service.assignments(session=session, class_id=class_id)
     row = next((a for a in assigned if a.lesson_slug == lesson_slug), None)
     if row is None:
@@ -556,9 +544,7 @@ async def unassign_form(
     session: SessionDep,
     user: OptionalUser,
 ) -> Response:
-    classroom = await teacher_class(request, session, user, class_id)
-    if isinstance(classroom, Response):
-        return classroom
+    await teacher_class(request, session, user, class_id)
     if not await service.remove_assignment(
         session=session, class_id=class_id, lesson_slug=lesson_slug
     ):
@@ -602,8 +588,6 @@ async def grid_page(
     `order` (asc or desc), `page`, `expand` (a lesson shown one column per item),
     `density` (comfortable or compact: app/classes/density.py, remembered)."""
     classroom = await teacher_class(request, session, user, class_id)
-    if isinstance(classroom, Response):
-        return classroom
     grid = await build_grid(session=session, class_id=class_id)
     remembered = request.cookies.get(grid_density.COOKIE)
     shown_density = grid_density.chosen(density, remembered)
@@ -674,8 +658,6 @@ async def drill_down_page(
     `exercise` (an exercise's id) and `verdict` (a graded submission's verdict); `a` and
     `b` (two submission ids) compare those two attempts' code."""
     classroom = await teacher_class(request, session, user, class_id)
-    if isinstance(classroom, Response):
-        return classroom
     return await _drill_down(
         request,
         session,
@@ -774,8 +756,6 @@ async def extension_form(
 ) -> Response:
     """Give this student a due date of their own on the assignment (or move it)."""
     classroom = await teacher_class(request, session, user, class_id)
-    if isinstance(classroom, Response):
-        return classroom
     student = await class_student(session=session, class_id=class_id, student_id=student_id)
     error = ""
     try:
@@ -824,8 +804,6 @@ async def comment_form(
 ) -> Response:
     """A comment on one attempt, which the student then sees beside it."""
     classroom = await teacher_class(request, session, user, class_id)
-    if isinstance(classroom, Response):
-        return classroom
     assert user is not None  # teacher_class sent anyone else away
     await class_student(session=session, class_id=class_id, student_id=student_id)
     # Digits in ASCII only (int() also reads '²' and other scripts' digits) and in the
@@ -867,9 +845,7 @@ async def remove_extension_form(
     session: SessionDep,
     user: OptionalUser,
 ) -> Response:
-    classroom = await teacher_class(request, session, user, class_id)
-    if isinstance(classroom, Response):
-        return classroom
+    await teacher_class(request, session, user, class_id)
     student = await class_student(session=session, class_id=class_id, student_id=student_id)
     await service.remove_extension(
         session=session, class_id=class_id, lesson_slug=lesson_slug, student_id=student_id
@@ -890,8 +866,6 @@ async def insight_page(
     lesson: Annotated[str | None, Query(max_length=64)] = None,
 ) -> Response:
     classroom = await teacher_class(request, session, user, class_id)
-    if isinstance(classroom, Response):
-        return classroom
     return await render_insight(request, session, classroom, lesson)
 
 
@@ -938,8 +912,6 @@ async def attention_page(
 ) -> Response:
     """Who is stuck or idle, with the item or lesson and a link to their work."""
     classroom = await teacher_class(request, session, user, class_id)
-    if isinstance(classroom, Response):
-        return classroom
     now = utcnow()  # one instant for the grid's states and the idle check
     grid = await build_grid(session=session, class_id=class_id, now=now)
     thresholds = Thresholds(failed_attempts, idle_days, due_within_days)

@@ -78,8 +78,6 @@ async def regrades_page(
     class_id: ClassId, request: Request, session: SessionDep, user: OptionalUser
 ) -> Response:
     classroom = await teacher_class(request, session, user, class_id)
-    if isinstance(classroom, Response):
-        return classroom
     return await _list_page(request, session, classroom)
 
 
@@ -94,8 +92,6 @@ async def request_form(
     reason: Annotated[str, Form()] = "",
 ) -> Response:
     classroom = await teacher_class(request, session, user, class_id)
-    if isinstance(classroom, Response):
-        return classroom
     assert user is not None
     values = {"exercise_id": exercise_id, "reason": reason}
     exercise = await get_exercise(session=session, exercise_id=exercise_id)
@@ -126,8 +122,6 @@ async def regrade_page(
     user: OptionalUser,
 ) -> Response:
     classroom = await teacher_class(request, session, user, class_id)
-    if isinstance(classroom, Response):
-        return classroom
     assert user is not None  # teacher_class sent anyone else away
     regrade = await regrades.get_regrade(session=session, regrade_id=regrade_id)
     if regrade is None:
@@ -161,8 +155,6 @@ async def _act(
     *, applying: bool,
 ) -> Response:  # fmt: skip
     classroom = await teacher_class(request, session, user, class_id)
-    if isinstance(classroom, Response):
-        return classroom
     assert user is not None
     regrade = await regrades.get_regrade(session=session, regrade_id=regrade_id)
     if regrade is None:

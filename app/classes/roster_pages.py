@@ -85,8 +85,6 @@ async def import_form(
     class_id: ClassId, request: Request, session: SessionDep, user: OptionalUser
 ) -> Response:
     classroom = await teacher_class(request, session, user, class_id)
-    if isinstance(classroom, Response):
-        return classroom
     return _import_page(request, classroom)
 
 
@@ -125,8 +123,6 @@ async def import_preview(
 ) -> Response:
     """The preview: what each line would do; nothing is changed yet."""
     classroom = await teacher_class(request, session, user, class_id)
-    if isinstance(classroom, Response):
-        return classroom
     text = await _read_input(text, file)
     plan = await _plan_or_page(request, session, classroom, text)
     if isinstance(plan, Response):
@@ -151,8 +147,6 @@ async def import_confirm(
     """Carry out the previewed list, all of it or (if a line is refused now) nothing: the
     preview again, saying why."""
     classroom = await teacher_class(request, session, user, class_id)
-    if isinstance(classroom, Response):
-        return classroom
     plan = await _plan_or_page(request, session, classroom, text)
     if isinstance(plan, Response):
         return plan
@@ -205,8 +199,6 @@ async def new_password_link(
     expired); their older links stop working. Never for an account that has a password:
     a teacher cannot take a student's account over."""
     classroom = await teacher_class(request, session, user, class_id)
-    if isinstance(classroom, Response):
-        return classroom
     student = await class_student(session=session, class_id=class_id, student_id=student_id)
     if password_links.has_password(student):
         _flash(
@@ -241,9 +233,7 @@ async def number_form(
     user: OptionalUser,
     student_number: Annotated[str, Form()] = "",
 ) -> Response:
-    classroom = await teacher_class(request, session, user, class_id)
-    if isinstance(classroom, Response):
-        return classroom
+    await teacher_class(request, session, user, class_id)
     student = await class_student(session=session, class_id=class_id, student_id=student_id)
     number = " ".join(student_number.split())
     if len(number) > service.STUDENT_NUMBER_MAX:
@@ -281,9 +271,7 @@ async def restore_form(
     user: OptionalUser,
 ) -> Response:
     """Undo a removal (within service.UNDO_WINDOW)."""
-    classroom = await teacher_class(request, session, user, class_id)
-    if isinstance(classroom, Response):
-        return classroom
+    await teacher_class(request, session, user, class_id)
     if await service.restore_student(session=session, class_id=class_id, student_id=student_id):
         student = await class_student(session=session, class_id=class_id, student_id=student_id)
         _flash(request, gettext("%(name)s is back in the class.") % {"name": student.display_name})
@@ -298,8 +286,6 @@ async def confirm_new_code_page(
 ) -> Response:
     """The confirm step of a new join code (a page: it works without JavaScript)."""
     classroom = await teacher_class(request, session, user, class_id)
-    if isinstance(classroom, Response):
-        return classroom
     return render(
         request,
         "classes/confirm.html",
@@ -328,8 +314,6 @@ async def undo_new_code(
 ) -> Response:
     """The class's previous join code back (the one the session remembers, for a while)."""
     classroom = await teacher_class(request, session, user, class_id)
-    if isinstance(classroom, Response):
-        return classroom
     saved = request.session.pop("class_undo_code", None)
     live = (
         isinstance(saved, dict)

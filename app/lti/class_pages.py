@@ -38,8 +38,6 @@ async def sync_roster_form(
     class_id: ClassId, request: Request, session: SessionDep, user: OptionalUser
 ) -> Response:
     classroom = await teacher_class(request, session, user, class_id)
-    if isinstance(classroom, Response):
-        return classroom
     try:
         joined = await _sync(session, classroom.id)
     except service.RosterUnavailable as refusal:

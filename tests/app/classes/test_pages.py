@@ -162,7 +162,15 @@ async def test_anonymous_visitors_are_sent_to_log_in_and_back(
     assert response.status_code == 303
     assert response.headers["location"] == f"/login?next=/join/{world.join_code}"
     grid = await client.get(f"/classes/{world.class_id}/progress?q=ab&sort=student")
-    assert grid.headers["location"].startswith(f"/login?next=/classes/{world.class_id}/progress")
+    assert grid.status_code == 303
+    # The whole address comes back after log-in, its query encoded into `next`.
+    assert grid.headers["location"] == (
+        f"/login?next=/classes/{world.class_id}/progress%3Fq%3Dab%26sort%3Dstudent"
+    )
+    for page in ("", "/insight", "/attention", "/import", "/join-code"):
+        answer = await client.get(f"/classes/{world.class_id}{page}")
+        assert answer.status_code == 303, page
+        assert answer.headers["location"] == f"/login?next=/classes/{world.class_id}{page}"
 
 
 async def test_the_teacher_home_page_links_to_the_classes(
