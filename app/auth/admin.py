@@ -20,6 +20,7 @@ from app.db import SessionDep
 from app.i18n import N_, gettext
 from app.models import Role, User
 from app.templating import render
+from app.urls import login_url
 
 router = APIRouter(include_in_schema=False)
 
@@ -32,7 +33,7 @@ def _redirect(target: str) -> RedirectResponse:
 
 
 def _to_login(next_path: str) -> RedirectResponse:
-    return _redirect(f"/login?next={next_path}")
+    return _redirect(login_url(next_path))
 
 
 def _flash(request: Request, message: str) -> None:

@@ -29,6 +29,7 @@ from app.ids import DbId
 from app.lessons.progress import lesson_progress
 from app.models import User
 from app.templating import render
+from app.urls import login_url
 
 router = APIRouter(include_in_schema=False)
 
@@ -297,7 +298,7 @@ async def logout(request: Request, session: SessionDep) -> Response:
 
 
 def _login_redirect(request: Request) -> RedirectResponse:
-    return _redirect(f"/login?next={request.url.path}")
+    return _redirect(login_url(request.url.path))
 
 
 async def _account(

@@ -42,6 +42,7 @@ from app.models import (
 from app.quizzes.service import last_answers
 from app.submissions.service import list_own_submissions, revealed
 from app.templating import render
+from app.urls import login_url
 
 router = APIRouter(include_in_schema=False)
 
@@ -233,7 +234,7 @@ async def build_dashboard(*, session: AsyncSession, user: User, language: str) -
 @router.get("/progress")
 async def progress_page(request: Request, session: SessionDep, user: OptionalUser) -> Response:
     if user is None:
-        return RedirectResponse("/login?next=/progress", status_code=303)
+        return RedirectResponse(login_url("/progress"), status_code=303)
     dashboard = await build_dashboard(session=session, user=user, language=request.state.language)
     return render(
         request,

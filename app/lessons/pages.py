@@ -14,6 +14,7 @@ from app.lessons import hints, progress, service
 from app.lessons.lesson_page import render_lesson
 from app.quizzes import pending as pending_answers
 from app.templating import render
+from app.urls import login_url
 
 router = APIRouter(include_in_schema=False)
 # The same words as frontend/pending.js says with JavaScript (app/i18n.py's answer_restored).
@@ -71,7 +72,7 @@ async def open_hint_form(
         raise not_found("Exercise")
     lesson_url = f"/lessons/{exercise.lesson_slug}"
     if user is None:
-        return RedirectResponse(f"/login?next={lesson_url}", status.HTTP_303_SEE_OTHER)
+        return RedirectResponse(login_url(lesson_url), status.HTTP_303_SEE_OTHER)
     try:
         await hints.open_hint(
             session=session,

@@ -24,6 +24,7 @@ from app.lti.tool_config import canvas_json, tool_urls
 from app.models import LtiPlatform, User
 from app.models.lti import LtiLineItem, LtiScore
 from app.templating import render
+from app.urls import login_url
 
 router = APIRouter(include_in_schema=False)
 FLASH = "lti_admin_flash"
@@ -40,7 +41,7 @@ def _redirect(target: str) -> RedirectResponse:
 def _admin(request: Request, user: User | None) -> Response | None:
     """The log-in page for a visitor, 403 for anyone but an administrator, else None."""
     if user is None:
-        return _redirect(f"/login?next={request.url.path}")
+        return _redirect(login_url(request.url.path))
     require_admin(user)
     return None
 

@@ -18,6 +18,7 @@ from app.lessons.lesson_page import render_lesson
 from app.models import Question
 from app.quizzes import pending, service
 from app.quizzes.kinds import InvalidAnswer, kind_of
+from app.urls import login_url
 
 router = APIRouter(include_in_schema=False)
 
@@ -92,7 +93,7 @@ async def reveal_form(
 ) -> Response:
     """The "Show the answer" button (app/quizzes/reveal.py), then the question again."""
     if user is None:
-        return RedirectResponse(f"/login?next=/lessons/{slug}", status.HTTP_303_SEE_OTHER)
+        return RedirectResponse(login_url(f"/lessons/{slug}"), status.HTTP_303_SEE_OTHER)
     question = await service.get_question(session=session, question_id=question_id)
     if question is None or question.lesson_slug != slug:
         raise not_found("Question")
