@@ -51,15 +51,7 @@ def test_registration_and_launches_over_http(tmp_path: Path) -> None:
     web = Web(tmp_path, {"DATA_DIR": str(data_dir), "GRADING_ENABLED": "false"})
     web.env["PUBLIC_BASE_URL"] = web.url
     with running_platform(web.url) as lms:
-        env = os.environ | {"DATA_DIR": str(data_dir), "PUBLIC_BASE_URL": web.url}
-        env.pop("DATABASE_URL", None)
-        registered = subprocess.run(
-            [sys.executable, "-m", "app", "lti", "add-platform", "--issuer", lms.url,
-             "--client-id", CLIENT_ID, "--deployment-id", DEPLOYMENT_ID,
-             "--auth-url", f"{lms.url}/auth", "--token-url", f"{lms.url}/token",
-             "--jwks-url", f"{lms.url}/jwks"],
-            cwd=REPO_ROOT, env=env, capture_output=True, text=True, timeout=120,
-        )  # fmt: skip
+        registered = _add_platform(lms, data_dir, web.url)
         assert registered.returncode == 0, registered.stderr
         assert f"{web.url}/lti/jwks.json" in registered.stdout
         web.start()
@@ -99,15 +91,7 @@ def test_a_score_reaches_the_platform_after_it_was_down_and_the_tool_restarted(
     try:  # the server stopped however the test ends: a failure leaves no process
         with running_platform(web.url) as lms:
             port = int(lms.url.rsplit(":", 1)[1])
-            env = os.environ | {"DATA_DIR": str(data_dir), "PUBLIC_BASE_URL": web.url}
-            env.pop("DATABASE_URL", None)
-            registered = subprocess.run(
-                [sys.executable, "-m", "app", "lti", "add-platform", "--issuer", lms.url,
-                 "--client-id", CLIENT_ID, "--deployment-id", DEPLOYMENT_ID,
-                 "--auth-url", f"{lms.url}/auth", "--token-url", f"{lms.url}/token",
-                 "--jwks-url", f"{lms.url}/jwks"],
-                cwd=REPO_ROOT, env=env, capture_output=True, text=True, timeout=120,
-            )  # fmt: skip
+            registered = _add_platform(lms, data_dir, web.url)
             assert registered.returncode == 0, registered.stderr
             web.start()
             form = _launch_form(
@@ -133,6 +117,21 @@ def test_a_score_reaches_the_platform_after_it_was_down_and_the_tool_restarted(
     finally:
         student.close()
         web.stop()
+
+
+def _add_platform(
+    lms: RunningPlatform, data_dir: Path, base_url: str
+) -> subprocess.CompletedProcess[str]:
+    """`python -m app lti add-platform` for this platform, as an administrator runs it."""
+    env = os.environ | {"DATA_DIR": str(data_dir), "PUBLIC_BASE_URL": base_url}
+    env.pop("DATABASE_URL", None)
+    return subprocess.run(
+        [sys.executable, "-m", "app", "lti", "add-platform", "--issuer", lms.url,
+         "--client-id", CLIENT_ID, "--deployment-id", DEPLOYMENT_ID,
+         "--auth-url", f"{lms.url}/auth", "--token-url", f"{lms.url}/token",
+         "--jwks-url", f"{lms.url}/jwks"],
+        cwd=REPO_ROOT, env=env, capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
 
 
 def _scores(lms: RunningPlatform, line_item: str) -> list[dict[str, Any]]:
