@@ -18,28 +18,45 @@ from app.models import Submission, SubmissionStatus
 from app.submissions.dispatch import Finished, Notifier
 
 POLL_S = 0.25
+# How long a wait is held at least before a newer one of its user may end it (LongPolls).
+MIN_HELD_S = 1.0
+
+
+class _Held(asyncio.Event):
+    """One held wait: set when it is to end. `since`: when it began (loop time)."""
+
+    def __init__(self, since: float) -> None:
+        super().__init__()
+        self.since = since
 
 
 class LongPolls:
     """The `?wait=` requests each user holds in this process, at most `per_user` at once.
-    When one more starts the oldest is cut short: it answers at once with the submission as
-    it stands. So the newest always wins (a reloaded page is never refused), and one user
-    cannot hold hundreds of requests open, with their wake-ups, to slow everyone else."""
+    When one more starts the oldest is cut short: it answers with the submission as it
+    stands. So the newest always wins (a reloaded page is never refused), and one user
+    cannot hold hundreds of requests open, with their wake-ups, to slow everyone else.
+
+    A wait is cut short only once it has been held `MIN_HELD_S`: a client that waits on
+    more submissions than the cap and polls again as soon as it is answered would otherwise
+    cut its own waits in a loop as fast as the server answers, spending the CPU that grades
+    everyone else's code."""
 
     def __init__(self) -> None:
-        self._held: dict[int, list[asyncio.Event]] = {}
+        self._held: dict[int, list[_Held]] = {}
         self.stopping = False  # set once the process is told to stop: waits end at once
 
     @contextlib.contextmanager
     def hold(self, user_id: int, per_user: int) -> Iterator[asyncio.Event]:
         """An event that is set when this wait is to end at once."""
-        cut_short = asyncio.Event()
+        loop = asyncio.get_running_loop()
+        cut_short = _Held(loop.time())
         if self.stopping:
             cut_short.set()
         held = self._held.setdefault(user_id, [])
         held.append(cut_short)
         while len(held) > per_user:
-            held.pop(0).set()
+            oldest = held.pop(0)
+            loop.call_at(oldest.since + MIN_HELD_S, oldest.set)
         try:
             yield cut_short
         finally:

@@ -401,6 +401,48 @@ async def test_a_user_holds_a_few_waits_at_once_and_the_newest_win(live_app: Fas
     assert live_app.state.long_polls.held(user_id) == 0
 
 
+async def test_polling_more_submissions_than_the_cap_at_once_does_not_spin(
+    live_app: FastAPI,
+) -> None:
+    """A client that waits on one submission more than the cap allows, and polls again as
+    soon as it is answered (what a script grading five submissions at once does), must not
+    make its own waits cut each other in a loop: each wait is held a second at least before
+    a newer one ends it, so its polls stay a few a second, not hundreds, and another user's
+    request is answered at once meanwhile."""
+    headers, user_id = await make_student(live_app.state.database)
+    other, _ = await make_student(live_app.state.database)
+    per_user = int(LIMITS["long_polls_per_user"])  # type: ignore[call-overload]
+    answers = 0
+    async with client_from(live_app) as client:
+        idents = []
+        for _ in range(per_user + 1):
+            created = await client.post(
+                f"/api/exercises/{EXERCISE}/submissions", json={"code": "pass"}, headers=headers
+            )
+            assert created.status_code == 202, created.text
+            idents.append(created.json()["id"])
+        deadline = time.monotonic() + 3
+
+        async def poll_until_deadline(ident: int) -> None:
+            nonlocal answers
+            while time.monotonic() < deadline:
+                response = await client.get(f"/api/submissions/{ident}?wait=10", headers=headers)
+                assert response.status_code == 200
+                assert response.json()["status"] == "queued"
+                answers += 1
+
+        polling = asyncio.gather(*(poll_until_deadline(ident) for ident in idents))
+        await asyncio.sleep(1.5)
+        started = time.monotonic()
+        assert (await client.get("/api/tracks", headers=other)).status_code == 200
+        assert time.monotonic() - started < 1
+        await polling
+    # Held a second each before being cut: about one answer a second per poll beyond the
+    # cap, and the first ones are cut only after a second. Spinning gave thousands.
+    assert answers <= 4 * (per_user + 1), answers
+    assert live_app.state.long_polls.held(user_id) == 0
+
+
 # --- the counts themselves ---------------------------------------------------------------
 
 
