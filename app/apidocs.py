@@ -20,9 +20,10 @@ from fastapi.dependencies.models import Dependant
 from fastapi.responses import HTMLResponse
 from fastapi.routing import APIRoute, RouteContext, iter_route_contexts
 
-from app.auth.dependencies import SAFE_METHODS, current_teacher, current_user, require_csrf
+from app.auth.dependencies import current_teacher, current_user
 from app.classes.access import current_student
 from app.errors import ErrorOut
+from app.web.csrf import SAFE_METHODS, require_csrf
 
 SWAGGER_UI = "/static/dist/swagger"  # copied there by frontend/build.mjs (npm swagger-ui-dist)
 SWAGGER_INIT = "/static/swagger-init.js"  # a file, not an inline script: the page's CSP

@@ -14,15 +14,6 @@ class ErrorOut(BaseModel):
     detail: str
 
 
-class LoginRequired(Exception):
-    """A page that needs a signed-in user was asked for without one: the app's handler
-    sends the browser to log in, and back to `next_path` after (see app/main.py)."""
-
-    def __init__(self, next_path: str) -> None:
-        super().__init__(next_path)
-        self.next_path = next_path
-
-
 def not_found(what: str) -> HTTPException:
     return HTTPException(status.HTTP_404_NOT_FOUND, f"{what} not found.")
 

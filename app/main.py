@@ -7,10 +7,10 @@ import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
-from fastapi import Depends, FastAPI, Request, status
+from fastapi import Depends, FastAPI, Request
 from fastapi.encoders import jsonable_encoder
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import JSONResponse, RedirectResponse, Response
+from fastapi.responses import JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
 from sqlalchemy import text
 from starlette.exceptions import HTTPException as StarletteHTTPException
@@ -21,7 +21,6 @@ from app import apidocs, errors, lti, migrations, operations
 from app.auth import admin as auth_admin
 from app.auth import pages as auth_pages
 from app.auth import router as auth_router
-from app.auth.dependencies import SESSION_COOKIE, require_csrf
 from app.auth.secret_key import session_secret
 from app.auth.setup import announce_setup_token
 from app.classes import output_hint_pages, output_hint_router, regrade_pages, roster_pages
@@ -31,20 +30,22 @@ from app.config import REPO_ROOT, Settings, get_settings
 from app.content import ContentError, load_catalog, sync_catalog
 from app.db import Database
 from app.i18n import LanguageMiddleware, gettext
-from app.lessons import dashboard
+from app.lessons import dashboard, workbench
 from app.lessons import pages as lesson_pages
 from app.lessons import router as lesson_router
 from app.middleware import BodySizeLimit, RequestMetrics, SecurityHeaders
 from app.quizzes import pages as quiz_pages
 from app.quizzes import router as quiz_router
 from app.submissions import pages as submission_pages
-from app.submissions import regrade_router
+from app.submissions import present, regrade_router
 from app.submissions import router as submission_router
 from app.submissions.grading import start_grading
 from app.submissions.waiting import end_waits_on_stop
-from app.templating import render
 from app.text_input import refuse_invalid_text
-from app.urls import login_url
+from app.web import login
+from app.web.credentials import SESSION_COOKIE
+from app.web.csrf import require_csrf
+from app.web.templating import add_globals, render
 
 log = logging.getLogger("app")
 
@@ -91,10 +92,6 @@ def _install_error_handlers(app: FastAPI) -> None:
                 status_code=exc.status_code,
             )
         return JSONResponse({"detail": exc.detail}, exc.status_code, headers=headers)
-
-    @app.exception_handler(errors.LoginRequired)
-    async def login_first(request: Request, exc: errors.LoginRequired) -> Response:
-        return RedirectResponse(login_url(exc.next_path), status.HTTP_303_SEE_OTHER)
 
     @app.exception_handler(RequestValidationError)
     async def invalid_request(request: Request, exc: RequestValidationError) -> Response:
@@ -171,6 +168,10 @@ def create_app(settings: Settings | None = None, database: Database | None = Non
     app.add_middleware(SecurityHeaders, settings=settings)
     app.add_middleware(RequestMetrics)  # outermost: times everything, refusals included
     _install_error_handlers(app)
+    login.install(app)  # a page raising LoginRequired sends the visitor to log in
+    # The domains' helpers their templates call by name (app/web imports no domain).
+    add_globals(workbench.TEMPLATE_HELPERS)
+    add_globals(present.TEMPLATE_HELPERS)
 
     csrf = [Depends(require_csrf)]
     for module in (auth_router, lesson_router, quiz_router, submission_router, class_router):

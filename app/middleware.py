@@ -13,10 +13,10 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from app import metrics
 from app.config import Settings
 from app.urls import route_path
+from app.web.templating import CSP_NONCE
 
 UNMATCHED = "unmatched"  # the route label of requests no route took (404s, refused bodies)
 METHODS = frozenset({"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"})
-CSP_NONCE = "csp_nonce"  # where a request's style nonce is kept (request.state)
 STATIC = "/static/"  # the one place answers may be cached: files the same for everyone
 HSTS_MAX_AGE_S = 365 * 24 * 3600
 # Scripts, styles, fonts and fetches from the site itself only; no inline script or style

@@ -3,8 +3,6 @@ header, which the client chooses (a link built from it could point anywhere)."""
 
 from __future__ import annotations
 
-from urllib.parse import quote
-
 from fastapi import Request
 from starlette.types import Scope
 
@@ -24,8 +22,3 @@ def route_path(scope: Scope) -> str:
     path: str = scope["path"]
     root: str = scope.get("root_path", "")
     return path[len(root) :] if root and path.startswith(root + "/") else path
-
-
-def login_url(next_path: str) -> str:
-    """The log-in page, sending the user on to `next_path` (its query kept, encoded)."""
-    return f"/login?next={quote(next_path, safe='/')}"

@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Form, HTTPException, Request, status
-from fastapi.responses import RedirectResponse, Response
+from fastapi.responses import Response
 from pydantic import ValidationError
 from sqlalchemy import select
 
@@ -19,25 +19,14 @@ from app.auth.schemas import Credentials, fold_username
 from app.db import SessionDep
 from app.i18n import N_, gettext
 from app.models import Role, User
-from app.templating import render
-from app.urls import login_url
+from app.web.flash import flash, take_flash
+from app.web.login import to_login
+from app.web.redirects import see_other
+from app.web.templating import render
 
 router = APIRouter(include_in_schema=False)
 
 ADMINS_ONLY = N_("Only the site's administrator may do this.")
-FLASH = "admin_flash"
-
-
-def _redirect(target: str) -> RedirectResponse:
-    return RedirectResponse(target, status_code=status.HTTP_303_SEE_OTHER)
-
-
-def _to_login(next_path: str) -> RedirectResponse:
-    return _redirect(login_url(next_path))
-
-
-def _flash(request: Request, message: str) -> None:
-    request.session[FLASH] = message
 
 
 def require_admin(user: User) -> None:
@@ -51,7 +40,7 @@ def require_admin(user: User) -> None:
 @router.get("/setup")
 async def setup_page(request: Request, session: SessionDep, user: OptionalUser) -> Response:
     if user is not None and user.role == Role.ADMIN:
-        return _redirect("/admin")
+        return see_other("/admin")
     return render(request, "auth/setup.html", {"set_up": await setup.admin_exists(session=session)})
 
 
@@ -63,7 +52,7 @@ async def setup_form(
     token: Annotated[str, Form(max_length=200)] = "",
 ) -> Response:
     if user is None:
-        return _to_login("/setup")
+        return to_login("/setup")
     user = await session.get_one(User, user.id)  # in this request's unit of work
     try:
         await setup.become_admin(session=session, user=user, token=token)
@@ -93,14 +82,14 @@ async def setup_form(
         session=session, user=user, max_age_s=request.app.state.settings.session_max_age_s
     )
     log_in(request, user, key)
-    _flash(
+    flash(
         request,
         gettext(
             "You are the administrator of this site now. Make teacher accounts here; the "
             "setup token no longer works."
         ),
     )
-    return _redirect("/admin")
+    return see_other("/admin")
 
 
 # --- /admin: making teachers ------------------------------------------------------------
@@ -126,7 +115,7 @@ async def _admin_page(
         "admins": [u for u in staff if u.role == Role.ADMIN],
         "errors": errors or {},
         "values": values or {},
-        "flash": request.session.pop(FLASH, None),
+        "flash": take_flash(request),
     }
     return render(request, "auth/admin.html", context, status_code=status_code)
 
@@ -134,7 +123,7 @@ async def _admin_page(
 async def _admin(request: Request, user: User | None) -> Response | None:
     """The log-in page for a visitor, 403 for anyone but an administrator, else None."""
     if user is None:
-        return _to_login(request.url.path)
+        return to_login(request.url.path)
     require_admin(user)
     return None
 
@@ -179,7 +168,7 @@ async def create_teacher(
             )
             taken = True
         else:
-            _flash(
+            flash(
                 request,
                 gettext(
                     "Teacher account “%(name)s” made. Give them the username and the password; "
@@ -187,7 +176,7 @@ async def create_teacher(
                 )
                 % {"name": credentials.username},
             )
-            return _redirect("/admin")
+            return see_other("/admin")
     return await _admin_page(
         request,
         session,
@@ -222,10 +211,10 @@ async def promote_teacher(
             status_code=status.HTTP_404_NOT_FOUND if found is None else status.HTTP_409_CONFLICT,
         )
     if found.role == Role.TEACHER:
-        _flash(request, gettext("“%(name)s” is a teacher already.") % {"name": name})
-        return _redirect("/admin")
+        flash(request, gettext("“%(name)s” is a teacher already.") % {"name": name})
+        return see_other("/admin")
     await service.set_role(session=session, user=found, role=Role.TEACHER)
-    _flash(
+    flash(
         request,
         gettext(
             "“%(name)s” is a teacher now. They log in again (their sessions and API tokens "
@@ -233,4 +222,4 @@ async def promote_teacher(
         )
         % {"name": name},
     )
-    return _redirect("/admin")
+    return see_other("/admin")

@@ -1,9 +1,9 @@
-"""Who is calling: a bearer token or the session cookie; CSRF for cookie-borne requests."""
+"""Who is calling: a bearer token or the session cookie (CSRF for cookie-borne requests:
+app/web/csrf.py)."""
 
 from __future__ import annotations
 
 import logging
-import secrets
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Annotated
@@ -13,56 +13,15 @@ from sqlalchemy.exc import SQLAlchemyError
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.auth import sessions, tokens
-from app.auth.security import tokens_match
 from app.db import Database, get_database
 from app.models import Role, User, utcnow
+from app.web.credentials import bearer_token
+from app.web.csrf import renew_csrf_token
 
 log = logging.getLogger("app")
 
-SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
-CSRF_HEADER = "X-CSRF-Token"
-CSRF_FIELD = "csrf_token"
-SESSION_COOKIE = "session"
-FORM_MEDIA_TYPES = frozenset({"application/x-www-form-urlencoded", "multipart/form-data"})
 # What the signed cookie holds for a logged-in browser (app/auth/sessions.py).
 USER_ID, VERSION, SESSION_KEY = "uid", "sv", "sid"
-
-
-def bearer_token(request: Request) -> str | None:
-    scheme, _, token = request.headers.get("Authorization", "").partition(" ")
-    return token.strip() or None if scheme.lower() == "bearer" else None
-
-
-def csrf_token(request: Request) -> str:
-    """The session's CSRF token, made on first use (so anonymous forms carry one too)."""
-    token = request.session.get("csrf")
-    if not token:
-        token = secrets.token_urlsafe(24)
-        request.session["csrf"] = token
-    return str(token)
-
-
-async def require_csrf(request: Request) -> None:
-    if request.method in SAFE_METHODS or bearer_token(request):
-        return
-    # Media types are case-insensitive: `Application/X-WWW-Form-Urlencoded` is a form too.
-    media_type = request.headers.get("content-type", "").partition(";")[0].strip().lower()
-    is_form = media_type in FORM_MEDIA_TYPES
-    if SESSION_COOKIE not in request.cookies and not is_form:
-        # No ambient credential to abuse: plain API clients (curl, scripts) need no token.
-        # Forms always do, or a cross-site page could log a first-time visitor in as
-        # someone else (log-in CSRF); our pages set the session cookie before any form.
-        return
-    given = request.headers.get(CSRF_HEADER)
-    if given is None and is_form:
-        form = await request.form()
-        field = form.get(CSRF_FIELD)
-        given = field if isinstance(field, str) else None
-    if not tokens_match(given, request.session.get("csrf")):
-        raise HTTPException(
-            status.HTTP_403_FORBIDDEN,
-            "The form has expired or the CSRF token is missing; reload the page and try again.",
-        )
 
 
 @dataclass(frozen=True)
@@ -163,7 +122,7 @@ def log_in(request: Request, user: User, key: str) -> None:
     request.session[USER_ID] = user.id
     request.session[VERSION] = user.session_version
     request.session[SESSION_KEY] = key
-    request.session["csrf"] = secrets.token_urlsafe(24)
+    renew_csrf_token(request)
 
 
 def session_key(request: Request) -> str | None:

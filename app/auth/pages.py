@@ -4,11 +4,11 @@ import re
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Form, HTTPException, Request, status
-from fastapi.responses import RedirectResponse, Response
+from fastapi.responses import Response
 from pydantic import ValidationError
 from pydantic_core import ErrorDetails
 
-from app import forms, limits
+from app import limits
 from app.auth import password_links, passwords, service, sessions, tokens
 from app.auth.arrival import arrival, safe_next
 from app.auth.dependencies import OptionalUser, client_address, log_in, log_out, session_key
@@ -28,8 +28,10 @@ from app.i18n import N_, gettext
 from app.ids import DbId
 from app.lessons.progress import lesson_progress
 from app.models import User
-from app.templating import render
-from app.urls import login_url
+from app.web import forms
+from app.web.login import to_login
+from app.web.redirects import see_other
+from app.web.templating import render
 
 router = APIRouter(include_in_schema=False)
 
@@ -38,10 +40,6 @@ USERNAME_CHARACTERS = N_(
 )
 TOKEN_DAYS = (7, 30, 90, 365)
 TOKEN_DAYS_RULE = N_("%(field)s: pick one of the listed durations.")
-
-
-def _redirect(target: str) -> RedirectResponse:
-    return RedirectResponse(target, status_code=status.HTTP_303_SEE_OTHER)
 
 
 def _settings(request: Request) -> Settings:
@@ -88,7 +86,7 @@ async def signup_form(
     request: Request, user: OptionalUser, next: str | None = None, why: str | None = None
 ) -> Response:
     if user:
-        return _redirect(safe_next(next))
+        return see_other(safe_next(next))
     arrived = await arrival(request, next, why)
     return render(request, "auth/signup.html", arrived.context | {"errors": {}})
 
@@ -150,7 +148,7 @@ async def signup(
             taken = True
         else:
             await _start(request, session, user)
-            return _redirect(safe_next(next))
+            return see_other(safe_next(next))
     return render(
         request,
         "auth/signup.html",
@@ -210,7 +208,7 @@ async def set_password_with_link(
     if user is None:  # used by another request meanwhile
         return _set_password_page(request, None, token)
     await _start(request, session, user)
-    return _redirect("/")
+    return see_other("/")
 
 
 @router.get("/login")
@@ -218,7 +216,7 @@ async def login_form(
     request: Request, user: OptionalUser, next: str | None = None, why: str | None = None
 ) -> Response:
     if user:
-        return _redirect(safe_next(next))
+        return see_other(safe_next(next))
     return render(request, "auth/login.html", (await arrival(request, next, why)).context)
 
 
@@ -286,7 +284,7 @@ async def login(
     except service.AccountDisabled:
         return refused(gettext(DISABLED), status.HTTP_403_FORBIDDEN)
     await _start(request, session, user)
-    return _redirect(safe_next(next))
+    return see_other(safe_next(next))
 
 
 @router.post("/logout")
@@ -294,11 +292,7 @@ async def logout(request: Request, session: SessionDep) -> Response:
     if key := session_key(request):
         await sessions.end_session(session=session, key=key)
     log_out(request)
-    return _redirect("/")
-
-
-def _login_redirect(request: Request) -> RedirectResponse:
-    return _redirect(login_url(request.url.path))
+    return see_other("/")
 
 
 async def _account(
@@ -333,7 +327,7 @@ async def _account(
 @router.get("/account")
 async def account(request: Request, session: SessionDep, user: OptionalUser) -> Response:
     if user is None:
-        return _login_redirect(request)
+        return to_login(request.url.path)
     return await _account(request, session, user)
 
 
@@ -345,7 +339,7 @@ async def display_name_form(
     display_name: Annotated[str, Form()] = "",
 ) -> Response:
     if user is None:
-        return _login_redirect(request)
+        return to_login(request.url.path)
     try:
         wanted = ProfileUpdate(display_name=display_name)
     except ValidationError as exc:
@@ -359,7 +353,7 @@ async def display_name_form(
         )
     await service.set_display_name(session=session, user=user, display_name=wanted.display_name)
     request.session["account_name_saved"] = True
-    return _redirect("/account")
+    return see_other("/account")
 
 
 @router.post("/account/tokens")
@@ -371,7 +365,7 @@ async def create_token(
     expires_in_days: Annotated[str, Form()] = "",
 ) -> Response:
     if user is None:
-        return _login_redirect(request)
+        return to_login(request.url.path)
     errors: dict[str, str] = {}
     # A form sends text; the API's number is strict (JSON's "30" is refused), so the
     # form's digits are read as the number here and anything else is refused below.
@@ -416,16 +410,16 @@ async def revoke_token(
     token_id: DbId,
 ) -> Response:
     if user is None:
-        return _login_redirect(request)
+        return to_login(request.url.path)
     if not await tokens.revoke_token(session=session, user_id=user.id, token_id=token_id):
         raise HTTPException(status.HTTP_404_NOT_FOUND, gettext("Token not found."))
-    return _redirect("/account")
+    return see_other("/account")
 
 
 @router.post("/account/logout-all")
 async def logout_everywhere(request: Request, session: SessionDep, user: OptionalUser) -> Response:
     if user is None:
-        return _login_redirect(request)
+        return to_login(request.url.path)
     await sessions.end_all_sessions(session=session, user_id=user.id)
     log_out(request)
-    return _redirect("/login")
+    return see_other("/login")

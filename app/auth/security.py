@@ -1,10 +1,9 @@
-"""Password hashing, API tokens and CSRF tokens."""
+"""Password hashing and API tokens (CSRF tokens: app/web/csrf.py)."""
 
 from __future__ import annotations
 
 import asyncio
 import hashlib
-import hmac
 import os
 import secrets
 from concurrent.futures import ThreadPoolExecutor
@@ -48,7 +47,3 @@ def new_token() -> str:
 
 def token_digest(token: str) -> str:
     return hashlib.sha256(token.encode()).hexdigest()
-
-
-def tokens_match(given: str | None, expected: str | None) -> bool:
-    return bool(given and expected) and hmac.compare_digest(str(given), str(expected))

@@ -12,11 +12,12 @@ from fastapi.responses import RedirectResponse, Response
 
 from app.auth.dependencies import OptionalUser
 from app.classes import output_hints
-from app.classes.access import ClassId
+from app.classes.access import TEACHER_OF_THE_CLASS, ClassId, TeacherClass
 from app.classes.output_hints import HintRefused
-from app.classes.pages import render_insight, teacher_class
+from app.classes.pages import render_insight
 from app.db import SessionDep
 from app.i18n import N_, gettext
+from app.web.flash import flash
 
 router = APIRouter(include_in_schema=False)
 Field = Annotated[str, Form(max_length=200)]
@@ -36,6 +37,7 @@ def _back(class_id: int, lesson: str, cluster: str) -> RedirectResponse:
 async def save_hint_form(
     class_id: ClassId,
     request: Request,
+    classroom: TeacherClass,
     session: SessionDep,
     user: OptionalUser,
     exercise_id: Field,
@@ -43,8 +45,7 @@ async def save_hint_form(
     text: Annotated[str, Form(max_length=20_000)] = "",
     lesson: Field = "",
 ) -> Response:
-    classroom = await teacher_class(request, session, user, class_id)
-    assert user is not None  # teacher_class sent anyone else away
+    assert user is not None  # TeacherClass sent anyone else away
     try:
         await output_hints.save_hint(
             session=session,
@@ -67,24 +68,22 @@ async def save_hint_form(
             hint_form=form,
             status_code=status.HTTP_422_UNPROCESSABLE_CONTENT,
         )
-    request.session["class_flash"] = {"kind": "success", "message": gettext(SAVED)}
+    flash(request, gettext(SAVED))
     return _back(class_id, lesson, cluster)
 
 
-@router.post("/classes/{class_id}/insight/hints/delete")
+@router.post("/classes/{class_id}/insight/hints/delete", dependencies=[TEACHER_OF_THE_CLASS])
 async def delete_hint_form(
     class_id: ClassId,
     request: Request,
     session: SessionDep,
-    user: OptionalUser,
     exercise_id: Field,
     cluster: Field,
     lesson: Field = "",
 ) -> Response:
-    await teacher_class(request, session, user, class_id)
     deleted = await output_hints.delete_hint(
         session=session, class_id=class_id, exercise_id=exercise_id, cluster=cluster
     )
     message = DELETED if deleted else ALREADY_GONE
-    request.session["class_flash"] = {"kind": "success", "message": gettext(message)}
+    flash(request, gettext(message))
     return _back(class_id, lesson, cluster)

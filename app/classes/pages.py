@@ -7,18 +7,19 @@ from typing import Annotated, Any
 from urllib.parse import quote, urlencode
 
 from fastapi import APIRouter, Form, HTTPException, Query, Request, status
-from fastapi.responses import RedirectResponse, Response
+from fastapi.responses import Response
 
-from app import forms, limits
+from app import limits
 from app.auth.dependencies import OptionalUser, client_address
 from app.classes import density as grid_density
 from app.classes import guesses, service
 from app.classes.access import (
+    TEACHER_OF_THE_CLASS,
     ClassId,
     LessonSlug,
     StudentId,
+    TeacherClass,
     class_student,
-    own_class,
     require_student,
     require_teacher,
 )
@@ -44,13 +45,16 @@ from app.classes.item_summary import spent_label, summarize
 from app.classes.router import DueWithinDays, FailedAttempts, IdleDays, join_url
 from app.classes.schemas import InvalidDueDate, parse_due
 from app.db import SessionDep, get_database
-from app.errors import LoginRequired, not_found
+from app.errors import not_found
 from app.i18n import N_, current_language, gettext
 from app.ids import MAX_ID, DbIdQuery
 from app.lti import service as lti  # a class made from an LMS course
 from app.models import Classroom, Role, User, Verdict, utcnow
-from app.templating import render
-from app.urls import login_url
+from app.web import forms
+from app.web.flash import flash, take_flash
+from app.web.login import here, to_login
+from app.web.redirects import see_other
+from app.web.templating import render
 
 router = APIRouter(include_in_schema=False)
 PER_PAGE = 100
@@ -60,25 +64,6 @@ PAST_DUE = N_(
     "Due date: %(date)s has passed, so the lesson would count as late at once. Pick a later"
     " date, or tick “Set it anyway”."
 )
-
-
-def _redirect(target: str) -> RedirectResponse:
-    return RedirectResponse(target, status_code=status.HTTP_303_SEE_OTHER)
-
-
-def _here(request: Request) -> str:
-    """This page's path with its query: where log-in sends the teacher back to."""
-    path = request.url.path
-    return f"{path}?{request.url.query}" if request.url.query else path
-
-
-def _to_login(request: Request, target: str | None = None) -> RedirectResponse:
-    return _redirect(login_url(target or _here(request)))
-
-
-def _flash(request: Request, message: str, kind: str = "success", undo: str = "") -> None:
-    """A message for the next page; `undo`: where its "Undo" button posts, if it has one."""
-    request.session["class_flash"] = {"kind": kind, "message": message, "undo": undo}
 
 
 def _name_error(name: str) -> str | None:
@@ -105,7 +90,7 @@ async def _classes_page(
     context: dict[str, Any] = {
         "errors": errors or {},
         "values": values or {},
-        "flash": request.session.pop("class_flash", None),
+        "flash": take_flash(request),
         "now": utcnow(),
         **_state_context(),
     }
@@ -119,7 +104,7 @@ async def _classes_page(
 @router.get("/classes")
 async def classes_page(request: Request, session: SessionDep, user: OptionalUser) -> Response:
     if user is None:
-        return _to_login(request)
+        return to_login(here(request))
     return await _classes_page(request, session, user)
 
 
@@ -131,7 +116,7 @@ async def create_class_form(
     name: Annotated[str, Form()] = "",
 ) -> Response:
     if user is None:
-        return _to_login(request, "/classes")
+        return to_login("/classes")
     require_teacher(user)
     if error := _name_error(name):
         return await _classes_page(
@@ -143,12 +128,12 @@ async def create_class_form(
             status_code=status.HTTP_422_UNPROCESSABLE_CONTENT,
         )
     classroom = await service.create_class(session=session, teacher_id=user.id, name=name.strip())
-    _flash(
+    flash(
         request,
         gettext("Class “%(name)s” created. Share its join code with your students.")
         % {"name": classroom.name},
     )
-    return _redirect(f"/classes/{classroom.id}")
+    return see_other(f"/classes/{classroom.id}")
 
 
 def _join_refused(request: Request, code: str, message: str, status_code: int) -> Response:
@@ -191,11 +176,11 @@ async def _join_or_explain(
         classroom = await service.join(session=session, student_id=user.id, code=code)
     except service.JoinRefused as exc:
         return _join_refused(request, code, gettext(exc.message), exc.status_code)
-    _flash(
+    flash(
         request,
         gettext("You are in “%(name)s”. Its assignments are below.") % {"name": classroom.name},
     )
-    return _redirect("/#assignments")
+    return see_other("/#assignments")
 
 
 @router.post("/join")
@@ -206,7 +191,7 @@ async def join_form(
     join_code: Annotated[str, Form()] = "",
 ) -> Response:
     if user is None:
-        return _to_login(request, "/classes")
+        return to_login("/classes")
     return await _join_or_explain(request, session, user, join_code)
 
 
@@ -217,7 +202,7 @@ async def join_page(
     """The join link: asks the student to confirm (a GET never joins; a code no class has
     counts as a guess, app/classes/guesses.py)."""
     if user is None:
-        return _to_login(request)
+        return to_login(here(request))
     require_student(user)
     if (refused := await _too_many_guesses(request, user, code)) is not None:
         return refused
@@ -239,22 +224,11 @@ async def join_link(
     code: LessonSlug, request: Request, session: SessionDep, user: OptionalUser
 ) -> Response:
     if user is None:
-        return _to_login(request, f"/join/{quote(code)}")
+        return to_login(f"/join/{quote(code)}")
     return await _join_or_explain(request, session, user, code)
 
 
 # --- one class: settings, roster, assignments -------------------------------------------
-
-
-async def teacher_class(
-    request: Request, session: SessionDep, user: User | None, class_id: int
-) -> Classroom:
-    """The class if this user runs it (every class page, regrades' too); LoginRequired
-    when nobody is signed in, 403 for a student, 404 for a class that is not theirs."""
-    if user is None:
-        raise LoginRequired(_here(request))
-    require_teacher(user)
-    return await own_class(session=session, teacher=user, class_id=class_id)
 
 
 async def _class_page(
@@ -289,7 +263,7 @@ async def _class_page(
             "unassigned": [lesson for lesson in lessons if lesson.slug not in taken],
             "errors": errors or {},
             "values": values or {},
-            "flash": request.session.pop("class_flash", None),
+            "flash": take_flash(request),
             "now": utcnow(),
             "lti_roster": await lti.roster_state(session=session, class_id=classroom.id),
         },
@@ -299,15 +273,13 @@ async def _class_page(
 
 @router.get("/classes/{class_id}")
 async def class_page(
-    class_id: ClassId,
     request: Request,
+    classroom: TeacherClass,
     session: SessionDep,
-    user: OptionalUser,
     q: Annotated[str, Query(max_length=64)] = "",
 ) -> Response:
     """`q` narrows the roster to the students it finds (name, username or number; accents
     and Turkish i's folded)."""
-    classroom = await teacher_class(request, session, user, class_id)
     return await _class_page(request, session, classroom, search=q)
 
 
@@ -315,11 +287,10 @@ async def class_page(
 async def rename_form(
     class_id: ClassId,
     request: Request,
+    classroom: TeacherClass,
     session: SessionDep,
-    user: OptionalUser,
     name: Annotated[str, Form()] = "",
 ) -> Response:
-    classroom = await teacher_class(request, session, user, class_id)
     if error := _name_error(name):
         return await _class_page(
             request,
@@ -330,37 +301,35 @@ async def rename_form(
             status_code=status.HTTP_422_UNPROCESSABLE_CONTENT,
         )
     await service.rename(session=session, classroom=classroom, name=name.strip())
-    _flash(request, gettext("Class renamed."))
-    return _redirect(f"/classes/{class_id}")
+    flash(request, gettext("Class renamed."))
+    return see_other(f"/classes/{class_id}")
 
 
 @router.post("/classes/{class_id}/archive")
 async def archive_form(
     class_id: ClassId,
     request: Request,
+    classroom: TeacherClass,
     session: SessionDep,
-    user: OptionalUser,
     archived: Annotated[str, Form()] = "1",
 ) -> Response:
-    classroom = await teacher_class(request, session, user, class_id)
     archive = archived not in ("0", "false", "")
     await service.set_archived(session=session, classroom=classroom, archived=archive)
-    _flash(
+    flash(
         request,
         gettext("Class archived: nobody can join it now; its progress stays readable.")
         if archive
         else gettext("Class brought back: students can join it again."),
     )
-    return _redirect(f"/classes/{class_id}")
+    return see_other(f"/classes/{class_id}")
 
 
 @router.post("/classes/{class_id}/join-code")
 async def regenerate_form(
-    class_id: ClassId, request: Request, session: SessionDep, user: OptionalUser
+    class_id: ClassId, request: Request, classroom: TeacherClass, session: SessionDep
 ) -> Response:
-    classroom = await teacher_class(request, session, user, class_id)
     old_code = await service.regenerate_code(session=session, classroom=classroom)
-    _flash(
+    flash(
         request,
         gettext("New join code %(code)s; the old code no longer works.")
         % {"code": classroom.join_code},
@@ -372,7 +341,7 @@ async def regenerate_form(
         "code": old_code,
         "until": (utcnow() + service.UNDO_WINDOW).timestamp(),
     }
-    return _redirect(f"/classes/{class_id}")
+    return see_other(f"/classes/{class_id}")
 
 
 def _confirm_page(
@@ -398,10 +367,9 @@ async def confirm_remove_page(
     class_id: ClassId,
     student_id: StudentId,
     request: Request,
+    classroom: TeacherClass,
     session: SessionDep,
-    user: OptionalUser,
 ) -> Response:
-    classroom = await teacher_class(request, session, user, class_id)
     student = await class_student(session=session, class_id=class_id, student_id=student_id)
     return _confirm_page(
         request,
@@ -417,18 +385,18 @@ async def confirm_remove_page(
     )
 
 
-@router.post("/classes/{class_id}/students/{student_id}/remove")
+@router.post(
+    "/classes/{class_id}/students/{student_id}/remove", dependencies=[TEACHER_OF_THE_CLASS]
+)
 async def remove_form(
     class_id: ClassId,
     student_id: StudentId,
     request: Request,
     session: SessionDep,
-    user: OptionalUser,
 ) -> Response:
-    await teacher_class(request, session, user, class_id)
     student = await class_student(session=session, class_id=class_id, student_id=student_id)
     await service.remove_student(session=session, class_id=class_id, student_id=student_id)
-    _flash(
+    flash(
         request,
         gettext(
             "%(name)s is no longer in this class. Their work is kept; "
@@ -437,15 +405,15 @@ async def remove_form(
         % {"name": student.display_name},
         undo=f"/classes/{class_id}/students/{student_id}/restore",
     )
-    return _redirect(f"/classes/{class_id}#roster")
+    return see_other(f"/classes/{class_id}#roster")
 
 
 @router.post("/classes/{class_id}/assignments")
 async def assign_form(
     class_id: ClassId,
     request: Request,
+    classroom: TeacherClass,
     session: SessionDep,
-    user: OptionalUser,
     lesson_slug: Annotated[str, Form()] = "",
     due_date: Annotated[str, Form()] = "",
     past_ok: Annotated[str, Form()] = "",
@@ -457,7 +425,6 @@ async def assign_form(
     teacher ticks `past_ok` (it makes the lesson late at once), or keeps the date it has.
     A form that carries the late policy says so with `policy`: then `late_work` (a
     checkbox: absent means late work does not count) and `late_penalty_percent` (0-100)."""
-    classroom = await teacher_class(request, session, user, class_id)
     errors: dict[str, str] = {}
     due = None
     try:
@@ -489,8 +456,8 @@ async def assign_form(
             late_penalty_percent=penalty,
         )
         if row is not None:
-            _flash(request, gettext("“%(title)s” assigned.") % {"title": row.title})
-            return _redirect(f"/classes/{class_id}#assignments")
+            flash(request, gettext("“%(title)s” assigned.") % {"title": row.title})
+            return see_other(f"/classes/{class_id}#assignments")
         errors["lesson_slug"] = gettext("Choose one of the lessons in the list.")
     return await _class_page(
         request,
@@ -514,10 +481,9 @@ async def confirm_unassign_page(
     class_id: ClassId,
     lesson_slug: LessonSlug,
     request: Request,
+    classroom: TeacherClass,
     session: SessionDep,
-    user: OptionalUser,
 ) -> Response:
-    classroom = await teacher_class(request, session, user, class_id)
     assigned = await service.assignments(session=session, class_id=class_id)
     row = next((a for a in assigned if a.lesson_slug == lesson_slug), None)
     if row is None:
@@ -536,21 +502,21 @@ async def confirm_unassign_page(
     )
 
 
-@router.post("/classes/{class_id}/assignments/{lesson_slug}/remove")
+@router.post(
+    "/classes/{class_id}/assignments/{lesson_slug}/remove", dependencies=[TEACHER_OF_THE_CLASS]
+)
 async def unassign_form(
     class_id: ClassId,
     lesson_slug: LessonSlug,
     request: Request,
     session: SessionDep,
-    user: OptionalUser,
 ) -> Response:
-    await teacher_class(request, session, user, class_id)
     if not await service.remove_assignment(
         session=session, class_id=class_id, lesson_slug=lesson_slug
     ):
         raise not_found("Assignment")
-    _flash(request, gettext("Assignment removed; the students' work on it is kept."))
-    return _redirect(f"/classes/{class_id}#assignments")
+    flash(request, gettext("Assignment removed; the students' work on it is kept."))
+    return see_other(f"/classes/{class_id}#assignments")
 
 
 # --- progress grid, drill-down, insight -------------------------------------------------
@@ -569,8 +535,8 @@ def _link_maker(path: str, params: dict[str, Any]) -> Any:
 async def grid_page(
     class_id: ClassId,
     request: Request,
+    classroom: TeacherClass,
     session: SessionDep,
-    user: OptionalUser,
     q: Annotated[str, Query(max_length=64)] = "",
     state: Annotated[str, Query(max_length=20)] = "",
     lesson: Annotated[list[str] | None, Query()] = None,
@@ -587,7 +553,6 @@ async def grid_page(
     (student, progress, activity or lesson:<slug>),
     `order` (asc or desc), `page`, `expand` (a lesson shown one column per item),
     `density` (comfortable or compact: app/classes/density.py, remembered)."""
-    classroom = await teacher_class(request, session, user, class_id)
     grid = await build_grid(session=session, class_id=class_id)
     remembered = request.cookies.get(grid_density.COOKIE)
     shown_density = grid_density.chosen(density, remembered)
@@ -643,12 +608,11 @@ async def grid_page(
 
 @router.get("/classes/{class_id}/students/{student_id}/lessons/{lesson_slug}")
 async def drill_down_page(
-    class_id: ClassId,
     student_id: StudentId,
     lesson_slug: LessonSlug,
     request: Request,
+    classroom: TeacherClass,
     session: SessionDep,
-    user: OptionalUser,
     exercise: Annotated[str, Query(max_length=200)] = "",
     verdict: Annotated[str, Query(max_length=40)] = "",
     a: DbIdQuery = None,
@@ -657,7 +621,6 @@ async def drill_down_page(
     """The timeline may be narrowed by query parameters (a form that needs no script):
     `exercise` (an exercise's id) and `verdict` (a graded submission's verdict); `a` and
     `b` (two submission ids) compare those two attempts' code."""
-    classroom = await teacher_class(request, session, user, class_id)
     return await _drill_down(
         request,
         session,
@@ -736,7 +699,7 @@ async def _drill_down(
             "verdicts": list(Verdict),
             "chosen": {"exercise": exercise, "verdict": verdict},
             "lessons": lessons,
-            "flash": request.session.pop("class_flash", None),
+            "flash": take_flash(request),
             "now": utcnow(),
             **_state_context(),
         },
@@ -750,12 +713,11 @@ async def extension_form(
     student_id: StudentId,
     lesson_slug: LessonSlug,
     request: Request,
+    classroom: TeacherClass,
     session: SessionDep,
-    user: OptionalUser,
     due_date: Annotated[str, Form()] = "",
 ) -> Response:
     """Give this student a due date of their own on the assignment (or move it)."""
-    classroom = await teacher_class(request, session, user, class_id)
     student = await class_student(session=session, class_id=class_id, student_id=student_id)
     error = ""
     try:
@@ -772,12 +734,12 @@ async def extension_form(
             student_id=student_id,
             due_at=due,
         ):
-            _flash(
+            flash(
                 request,
                 gettext("%(name)s's due date is now %(date)s.")
                 % {"name": student.display_name, "date": due.strftime("%Y-%m-%d %H:%M UTC")},
             )
-            return _redirect(request.url.path.removesuffix("/extension"))
+            return see_other(request.url.path.removesuffix("/extension"))
         raise not_found("Assignment")
     return await _drill_down(
         request,
@@ -797,14 +759,14 @@ async def comment_form(
     student_id: StudentId,
     lesson_slug: LessonSlug,
     request: Request,
+    classroom: TeacherClass,
     session: SessionDep,
     user: OptionalUser,
     submission_id: Annotated[str, Form()] = "",
     text: Annotated[str, Form()] = "",
 ) -> Response:
     """A comment on one attempt, which the student then sees beside it."""
-    classroom = await teacher_class(request, session, user, class_id)
-    assert user is not None  # teacher_class sent anyone else away
+    assert user is not None  # TeacherClass sent anyone else away
     await class_student(session=session, class_id=class_id, student_id=student_id)
     # Digits in ASCII only (int() also reads '²' and other scripts' digits) and in the
     # database's range: anything else names no attempt.
@@ -832,40 +794,39 @@ async def comment_form(
             comment_for=target,
             status_code=status.HTTP_422_UNPROCESSABLE_CONTENT,
         )
-    _flash(request, gettext("Comment saved: the student sees it beside that attempt."))
-    return _redirect(f"{request.url.path.removesuffix('/comments')}#submission-{target}")
+    flash(request, gettext("Comment saved: the student sees it beside that attempt."))
+    return see_other(f"{request.url.path.removesuffix('/comments')}#submission-{target}")
 
 
-@router.post("/classes/{class_id}/students/{student_id}/lessons/{lesson_slug}/extension/remove")
+@router.post(
+    "/classes/{class_id}/students/{student_id}/lessons/{lesson_slug}/extension/remove",
+    dependencies=[TEACHER_OF_THE_CLASS],
+)
 async def remove_extension_form(
     class_id: ClassId,
     student_id: StudentId,
     lesson_slug: LessonSlug,
     request: Request,
     session: SessionDep,
-    user: OptionalUser,
 ) -> Response:
-    await teacher_class(request, session, user, class_id)
     student = await class_student(session=session, class_id=class_id, student_id=student_id)
     await service.remove_extension(
         session=session, class_id=class_id, lesson_slug=lesson_slug, student_id=student_id
     )
-    _flash(
+    flash(
         request,
         gettext("%(name)s is back on the class's due date.") % {"name": student.display_name},
     )
-    return _redirect(request.url.path.removesuffix("/extension/remove"))
+    return see_other(request.url.path.removesuffix("/extension/remove"))
 
 
 @router.get("/classes/{class_id}/insight")
 async def insight_page(
-    class_id: ClassId,
     request: Request,
+    classroom: TeacherClass,
     session: SessionDep,
-    user: OptionalUser,
     lesson: Annotated[str | None, Query(max_length=64)] = None,
 ) -> Response:
-    classroom = await teacher_class(request, session, user, class_id)
     return await render_insight(request, session, classroom, lesson)
 
 
@@ -893,7 +854,7 @@ async def render_insight(
             "selected": next((g for g in grid.lessons if g.slug == result.lesson), None),
             "state_labels": INSIGHT_LABELS,
             "state_symbols": INSIGHT_SYMBOLS,
-            "flash": request.session.pop("class_flash", None),
+            "flash": take_flash(request),
             "hint_form": hint_form or {},
         },
         status_code=status_code,
@@ -904,14 +865,13 @@ async def render_insight(
 async def attention_page(
     class_id: ClassId,
     request: Request,
+    classroom: TeacherClass,
     session: SessionDep,
-    user: OptionalUser,
     failed_attempts: FailedAttempts = 3,
     idle_days: IdleDays = 7,
     due_within_days: DueWithinDays = 3,
 ) -> Response:
     """Who is stuck or idle, with the item or lesson and a link to their work."""
-    classroom = await teacher_class(request, session, user, class_id)
     now = utcnow()  # one instant for the grid's states and the idle check
     grid = await build_grid(session=session, class_id=class_id, now=now)
     thresholds = Thresholds(failed_attempts, idle_days, due_within_days)

@@ -6,21 +6,22 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from fastapi import APIRouter, BackgroundTasks, Form, Request, status
-from fastapi.responses import RedirectResponse, Response
+from fastapi import APIRouter, BackgroundTasks, Form, Request
+from fastapi.responses import Response
 from sqlalchemy import select
 
 from app.auth.dependencies import OptionalUser
-from app.classes.access import ClassId
-from app.classes.pages import teacher_class
+from app.classes.access import ClassId, TeacherClass
 from app.db import SessionDep
 from app.errors import not_found
 from app.i18n import N_, gettext
 from app.ids import DbId
 from app.lessons.service import get_exercise
-from app.models import Classroom, Exercise, RegradeStatus
+from app.models import Classroom, Exercise, RegradeStatus, User
 from app.submissions import regrade as regrades
-from app.templating import render
+from app.web.flash import flash, take_flash
+from app.web.redirects import see_other
+from app.web.templating import render
 
 router = APIRouter(include_in_schema=False)
 STATUS_LABELS = {
@@ -32,10 +33,6 @@ STATUS_LABELS = {
 }
 SYNC_REASON = N_("The exercise's expected output, comparison or limits changed (content sync).")
 REASON_MAX = 200
-
-
-def _redirect(target: str) -> RedirectResponse:
-    return RedirectResponse(target, status_code=status.HTTP_303_SEE_OTHER)
 
 
 async def _exercise_titles(session: SessionDep) -> dict[str, str]:
@@ -68,30 +65,26 @@ async def _list_page(
         "reason_of": _reason,
         "error": error,
         "values": values or {},
-        "flash": request.session.pop("class_flash", None),
+        "flash": take_flash(request),
     }
     return render(request, "classes/regrades.html", context, status_code=status_code)
 
 
 @router.get("/classes/{class_id}/regrades")
-async def regrades_page(
-    class_id: ClassId, request: Request, session: SessionDep, user: OptionalUser
-) -> Response:
-    classroom = await teacher_class(request, session, user, class_id)
+async def regrades_page(request: Request, classroom: TeacherClass, session: SessionDep) -> Response:
     return await _list_page(request, session, classroom)
 
 
 @router.post("/classes/{class_id}/regrades")
 async def request_form(
-    class_id: ClassId,
     request: Request,
+    classroom: TeacherClass,
     background: BackgroundTasks,
     session: SessionDep,
     user: OptionalUser,
     exercise_id: Annotated[str, Form()] = "",
     reason: Annotated[str, Form()] = "",
 ) -> Response:
-    classroom = await teacher_class(request, session, user, class_id)
     assert user is not None
     values = {"exercise_id": exercise_id, "reason": reason}
     exercise = await get_exercise(session=session, exercise_id=exercise_id)
@@ -110,7 +103,7 @@ async def request_form(
         reason=reason.strip() or "Requested by a teacher.",
     )
     background.add_task(regrades.wake_graders, request.app.state)
-    return _redirect(f"/classes/{classroom.id}/regrades/{made.id}")
+    return see_other(f"/classes/{classroom.id}/regrades/{made.id}")
 
 
 @router.get("/classes/{class_id}/regrades/{regrade_id}")
@@ -118,11 +111,11 @@ async def regrade_page(
     class_id: ClassId,
     regrade_id: DbId,
     request: Request,
+    classroom: TeacherClass,
     session: SessionDep,
     user: OptionalUser,
 ) -> Response:
-    classroom = await teacher_class(request, session, user, class_id)
-    assert user is not None  # teacher_class sent anyone else away
+    assert user is not None  # TeacherClass sent anyone else away
     regrade = await regrades.get_regrade(session=session, regrade_id=regrade_id)
     if regrade is None:
         raise not_found("Regrade")
@@ -145,17 +138,21 @@ async def regrade_page(
             "can_discard": regrade.status in regrades.OPEN,
             "applied": regrade.status == RegradeStatus.APPLIED,
             "status_labels": STATUS_LABELS,
-            "flash": request.session.pop("class_flash", None),
+            "flash": take_flash(request),
         },
     )
 
 
 async def _act(
-    request: Request, session: SessionDep, user: OptionalUser, class_id: int, regrade_id: int,
-    *, applying: bool,
-) -> Response:  # fmt: skip
-    classroom = await teacher_class(request, session, user, class_id)
-    assert user is not None
+    request: Request,
+    session: SessionDep,
+    user: User | None,
+    classroom: Classroom,
+    regrade_id: int,
+    *,
+    applying: bool,
+) -> Response:
+    assert user is not None  # the class's teacher (TeacherClass)
     regrade = await regrades.get_regrade(session=session, regrade_id=regrade_id)
     if regrade is None:
         raise not_found("Regrade")
@@ -166,25 +163,33 @@ async def _act(
         else:
             await regrades.discard(session=session, regrade=regrade)
             message = gettext("Discarded: nothing changed.")
-        request.session["class_flash"] = {"kind": "success", "message": message}
+        flash(request, message)
     except regrades.RegradeConflict:
         refused = gettext(
             "This regrade cannot be changed: it is not ready, is done with already, or the"
             " exercise changed since. Ask for a new one."
         )
-        request.session["class_flash"] = {"kind": "error", "message": refused}
-    return _redirect(f"/classes/{classroom.id}/regrades/{regrade_id}")
+        flash(request, refused, kind="error")
+    return see_other(f"/classes/{classroom.id}/regrades/{regrade_id}")
 
 
 @router.post("/classes/{class_id}/regrades/{regrade_id}/apply")
 async def apply_form(
-    class_id: ClassId, regrade_id: DbId, request: Request, session: SessionDep, user: OptionalUser
+    regrade_id: DbId,
+    request: Request,
+    session: SessionDep,
+    user: OptionalUser,
+    classroom: TeacherClass,
 ) -> Response:
-    return await _act(request, session, user, class_id, regrade_id, applying=True)
+    return await _act(request, session, user, classroom, regrade_id, applying=True)
 
 
 @router.post("/classes/{class_id}/regrades/{regrade_id}/discard")
 async def discard_form(
-    class_id: ClassId, regrade_id: DbId, request: Request, session: SessionDep, user: OptionalUser
+    regrade_id: DbId,
+    request: Request,
+    session: SessionDep,
+    user: OptionalUser,
+    classroom: TeacherClass,
 ) -> Response:
-    return await _act(request, session, user, class_id, regrade_id, applying=False)
+    return await _act(request, session, user, classroom, regrade_id, applying=False)

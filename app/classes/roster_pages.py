@@ -11,35 +11,33 @@ from typing import Annotated, Any
 from urllib.parse import quote
 
 from fastapi import APIRouter, File, Form, Request, UploadFile, status
-from fastapi.responses import RedirectResponse, Response
+from fastapi.responses import Response
 from sqlalchemy.exc import IntegrityError
 
 from app.auth import password_links
-from app.auth.dependencies import OptionalUser
 from app.classes import roster_import, service
-from app.classes.access import ClassId, StudentId, class_student
+from app.classes.access import (
+    TEACHER_OF_THE_CLASS,
+    ClassId,
+    StudentId,
+    TeacherClass,
+    class_student,
+)
 from app.classes.export import _text
-from app.classes.pages import teacher_class
 from app.classes.roster_import import Action, ImportRefused, Plan
 from app.db import SessionDep
 from app.i18n import N_, gettext
 from app.models import Classroom, utcnow
-from app.templating import render
 from app.urls import public_url
+from app.web.flash import flash
+from app.web.redirects import see_other
+from app.web.templating import render
 
 router = APIRouter(include_in_schema=False)
 CHANGED_MEANWHILE = N_(
     "An account was made with one of these usernames meanwhile; nothing was imported."
     " Preview the list again."
 )
-
-
-def _redirect(target: str) -> RedirectResponse:
-    return RedirectResponse(target, status_code=status.HTTP_303_SEE_OTHER)
-
-
-def _flash(request: Request, message: str, kind: str = "success") -> None:
-    request.session["class_flash"] = {"kind": kind, "message": message, "undo": ""}
 
 
 # --- import -----------------------------------------------------------------------------
@@ -81,10 +79,7 @@ def _links_csv(created: list[dict[str, str]]) -> str:
 
 
 @router.get("/classes/{class_id}/import")
-async def import_form(
-    class_id: ClassId, request: Request, session: SessionDep, user: OptionalUser
-) -> Response:
-    classroom = await teacher_class(request, session, user, class_id)
+async def import_form(request: Request, classroom: TeacherClass) -> Response:
     return _import_page(request, classroom)
 
 
@@ -114,15 +109,13 @@ async def _plan_or_page(
 
 @router.post("/classes/{class_id}/import")
 async def import_preview(
-    class_id: ClassId,
     request: Request,
+    classroom: TeacherClass,
     session: SessionDep,
-    user: OptionalUser,
     text: Annotated[str, Form()] = "",
     file: Annotated[UploadFile | None, File()] = None,
 ) -> Response:
     """The preview: what each line would do; nothing is changed yet."""
-    classroom = await teacher_class(request, session, user, class_id)
     text = await _read_input(text, file)
     plan = await _plan_or_page(request, session, classroom, text)
     if isinstance(plan, Response):
@@ -140,13 +133,12 @@ async def import_preview(
 async def import_confirm(
     class_id: ClassId,
     request: Request,
+    classroom: TeacherClass,
     session: SessionDep,
-    user: OptionalUser,
     text: Annotated[str, Form()] = "",
 ) -> Response:
     """Carry out the previewed list, all of it or (if a line is refused now) nothing: the
     preview again, saying why."""
-    classroom = await teacher_class(request, session, user, class_id)
     plan = await _plan_or_page(request, session, classroom, text)
     if isinstance(plan, Response):
         return plan
@@ -192,22 +184,21 @@ async def new_password_link(
     class_id: ClassId,
     student_id: StudentId,
     request: Request,
+    classroom: TeacherClass,
     session: SessionDep,
-    user: OptionalUser,
 ) -> Response:
     """A new set-password link for an imported student who has not used theirs (lost, or
     expired); their older links stop working. Never for an account that has a password:
     a teacher cannot take a student's account over."""
-    classroom = await teacher_class(request, session, user, class_id)
     student = await class_student(session=session, class_id=class_id, student_id=student_id)
     if password_links.has_password(student):
-        _flash(
+        flash(
             request,
             gettext("%(name)s has chosen a password already: no link is needed.")
             % {"name": student.display_name},
             kind="error",
         )
-        return _redirect(f"/classes/{class_id}#roster")
+        return see_other(f"/classes/{class_id}#roster")
     token, _ = await password_links.issue_link(session=session, user_id=student.id)
     return render(
         request,
@@ -224,37 +215,37 @@ async def new_password_link(
 # --- a student's number -----------------------------------------------------------------
 
 
-@router.post("/classes/{class_id}/students/{student_id}/number")
+@router.post(
+    "/classes/{class_id}/students/{student_id}/number", dependencies=[TEACHER_OF_THE_CLASS]
+)
 async def number_form(
     class_id: ClassId,
     student_id: StudentId,
     request: Request,
     session: SessionDep,
-    user: OptionalUser,
     student_number: Annotated[str, Form()] = "",
 ) -> Response:
-    await teacher_class(request, session, user, class_id)
     student = await class_student(session=session, class_id=class_id, student_id=student_id)
     number = " ".join(student_number.split())
     if len(number) > service.STUDENT_NUMBER_MAX:
-        _flash(
+        flash(
             request,
             gettext("Student number: use at most %(max)s characters (this has %(count)s).")
             % {"max": service.STUDENT_NUMBER_MAX, "count": len(number)},
             kind="error",
         )
-        return _redirect(f"/classes/{class_id}#roster")
+        return see_other(f"/classes/{class_id}#roster")
     await service.set_student_number(
         session=session, class_id=class_id, student_id=student_id, number=number or None
     )
-    _flash(
+    flash(
         request,
         gettext("%(name)s's student number is now %(number)s.")
         % {"name": student.display_name, "number": number}
         if number
         else gettext("%(name)s has no student number now.") % {"name": student.display_name},
     )
-    return _redirect(f"/classes/{class_id}#roster")
+    return see_other(f"/classes/{class_id}#roster")
 
 
 # --- undo -------------------------------------------------------------------------------
@@ -262,30 +253,29 @@ async def number_form(
 UNDO_EXPIRED = N_("The time to undo this has passed.")
 
 
-@router.post("/classes/{class_id}/students/{student_id}/restore")
+@router.post(
+    "/classes/{class_id}/students/{student_id}/restore", dependencies=[TEACHER_OF_THE_CLASS]
+)
 async def restore_form(
     class_id: ClassId,
     student_id: StudentId,
     request: Request,
     session: SessionDep,
-    user: OptionalUser,
 ) -> Response:
     """Undo a removal (within service.UNDO_WINDOW)."""
-    await teacher_class(request, session, user, class_id)
     if await service.restore_student(session=session, class_id=class_id, student_id=student_id):
         student = await class_student(session=session, class_id=class_id, student_id=student_id)
-        _flash(request, gettext("%(name)s is back in the class.") % {"name": student.display_name})
+        flash(request, gettext("%(name)s is back in the class.") % {"name": student.display_name})
     else:
-        _flash(request, gettext(UNDO_EXPIRED), kind="error")
-    return _redirect(f"/classes/{class_id}#roster")
+        flash(request, gettext(UNDO_EXPIRED), kind="error")
+    return see_other(f"/classes/{class_id}#roster")
 
 
 @router.get("/classes/{class_id}/join-code")
 async def confirm_new_code_page(
-    class_id: ClassId, request: Request, session: SessionDep, user: OptionalUser
+    class_id: ClassId, request: Request, classroom: TeacherClass
 ) -> Response:
     """The confirm step of a new join code (a page: it works without JavaScript)."""
-    classroom = await teacher_class(request, session, user, class_id)
     return render(
         request,
         "classes/confirm.html",
@@ -310,10 +300,9 @@ async def confirm_new_code_page(
 
 @router.post("/classes/{class_id}/join-code/undo")
 async def undo_new_code(
-    class_id: ClassId, request: Request, session: SessionDep, user: OptionalUser
+    class_id: ClassId, request: Request, classroom: TeacherClass, session: SessionDep
 ) -> Response:
     """The class's previous join code back (the one the session remembers, for a while)."""
-    classroom = await teacher_class(request, session, user, class_id)
     saved = request.session.pop("class_undo_code", None)
     live = (
         isinstance(saved, dict)
@@ -325,10 +314,10 @@ async def undo_new_code(
     if live and await service.restore_code(
         session=session, classroom=classroom, code=saved["code"]
     ):
-        _flash(
+        flash(
             request,
             gettext("The join code is %(code)s again.") % {"code": classroom.join_code},
         )
     else:
-        _flash(request, gettext(UNDO_EXPIRED), kind="error")
-    return _redirect(f"/classes/{class_id}")
+        flash(request, gettext(UNDO_EXPIRED), kind="error")
+    return see_other(f"/classes/{class_id}")

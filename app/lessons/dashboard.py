@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from fastapi import APIRouter, Request
-from fastapi.responses import RedirectResponse, Response
+from fastapi.responses import Response
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
@@ -41,8 +41,8 @@ from app.models import (
 )
 from app.quizzes.service import last_answers
 from app.submissions.service import list_own_submissions, revealed
-from app.templating import render
-from app.urls import login_url
+from app.web.login import to_login
+from app.web.templating import render
 
 router = APIRouter(include_in_schema=False)
 
@@ -234,7 +234,7 @@ async def build_dashboard(*, session: AsyncSession, user: User, language: str) -
 @router.get("/progress")
 async def progress_page(request: Request, session: SessionDep, user: OptionalUser) -> Response:
     if user is None:
-        return RedirectResponse(login_url("/progress"), status_code=303)
+        return to_login("/progress")
     dashboard = await build_dashboard(session=session, user=user, language=request.state.language)
     return render(
         request,

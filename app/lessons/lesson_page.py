@@ -18,7 +18,7 @@ from app.models import User
 from app.quizzes.feedback import question_views
 from app.submissions.history import devices_graded_now, recent_by_exercise
 from app.submissions.service import revealed
-from app.templating import render
+from app.web.templating import render
 
 
 async def render_lesson(

@@ -13,8 +13,9 @@ from app.i18n import N_
 from app.lessons import hints, progress, service
 from app.lessons.lesson_page import render_lesson
 from app.quizzes import pending as pending_answers
-from app.templating import render
-from app.urls import login_url
+from app.web.flash import flash
+from app.web.login import to_login
+from app.web.templating import render
 
 router = APIRouter(include_in_schema=False)
 # The same words as frontend/pending.js says with JavaScript (app/i18n.py's answer_restored).
@@ -53,7 +54,7 @@ async def lesson_page(
     if kept is None:
         return await render_lesson(request, session=session, user=user, slug=slug)
     # Said in the question (the page takes it out of the session as it is drawn).
-    request.session["flash"] = {"question": kept.question_id, "message": RESTORED, "kept": True}
+    flash(request, RESTORED, kind="note", about=kept.question_id)
     typed = {kept.question_id: kept.answer}
     return await render_lesson(request, session=session, user=user, slug=slug, typed_answers=typed)
 
@@ -72,7 +73,7 @@ async def open_hint_form(
         raise not_found("Exercise")
     lesson_url = f"/lessons/{exercise.lesson_slug}"
     if user is None:
-        return RedirectResponse(login_url(lesson_url), status.HTTP_303_SEE_OTHER)
+        return to_login(lesson_url)
     try:
         await hints.open_hint(
             session=session,

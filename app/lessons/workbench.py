@@ -4,6 +4,7 @@ hidden checks (the side-by-side comparison is `app.submissions.diff`). The brows
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from app.i18n import N_, gettext
@@ -71,3 +72,14 @@ def trim_lines(text: str, keep: int = STDERR_LINES) -> tuple[str, int]:
     if len(lines) <= keep:
         return "\n".join(lines), 0
     return "\n".join(lines[-keep:]), len(lines) - keep
+
+
+# What the submission templates call by name (registered by app/main.py).
+TEMPLATE_HELPERS: dict[str, Callable[..., Any]] = {
+    "verdict_label": verdict_label,
+    "run_label": run_label,
+    "try_out_matches": try_out_matches,
+    "try_out_label": try_out_label,
+    "trim_lines": trim_lines,
+    "hidden_checks": hidden_checks,
+}

@@ -17,9 +17,9 @@ def install(app: FastAPI) -> None:
     LTI launch starts works inside the platform's iframe (app/lti/cookies.py). Imported
     here rather than above: other domains import app.lti.grades where a score changes,
     and need none of the pages."""
-    from app.auth.dependencies import require_csrf
     from app.lti import admin, class_pages, pages, router
     from app.lti.cookies import LtiSessionCookie
+    from app.web.csrf import require_csrf
 
     app.include_router(router.router)
     app.include_router(pages.router)

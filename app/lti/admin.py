@@ -10,7 +10,7 @@ from typing import Annotated, Any
 from urllib.parse import urlsplit
 
 from fastapi import APIRouter, Form, Request, status
-from fastapi.responses import RedirectResponse, Response
+from fastapi.responses import Response
 from sqlalchemy import func, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
@@ -23,25 +23,22 @@ from app.lti import keys, service
 from app.lti.tool_config import canvas_json, tool_urls
 from app.models import LtiPlatform, User
 from app.models.lti import LtiLineItem, LtiScore
-from app.templating import render
-from app.urls import login_url
+from app.web.flash import flash, take_flash
+from app.web.login import to_login
+from app.web.redirects import see_other
+from app.web.templating import render
 
 router = APIRouter(include_in_schema=False)
-FLASH = "lti_admin_flash"
 FIELD_MAX = 1000
 URL_FIELDS = ("auth_url", "token_url", "jwks_url")
 NEEDS_A_VALUE = N_("Fill this in.")
 NOT_A_URL = N_("An address starting with https:// (or http:// on a test machine).")
 
 
-def _redirect(target: str) -> RedirectResponse:
-    return RedirectResponse(target, status_code=status.HTTP_303_SEE_OTHER)
-
-
 def _admin(request: Request, user: User | None) -> Response | None:
     """The log-in page for a visitor, 403 for anyone but an administrator, else None."""
     if user is None:
-        return _redirect(login_url(request.url.path))
+        return to_login(request.url.path)
     require_admin(user)
     return None
 
@@ -82,7 +79,7 @@ async def _page(
         "canvas_json": json.dumps(canvas_json(base), indent=2),
         "errors": errors or {},
         "values": values or {},
-        "flash": request.session.pop(FLASH, None),
+        "flash": take_flash(request),
     }
     return render(request, "lti/admin.html", context, status_code=status_code)
 
@@ -158,10 +155,8 @@ async def add_platform(
             values=values,
             status_code=status.HTTP_422_UNPROCESSABLE_CONTENT,
         )
-    request.session[FLASH] = gettext("Platform %(issuer)s registered.") % {
-        "issuer": values["issuer"]
-    }
-    return _redirect("/admin/lti")
+    flash(request, gettext("Platform %(issuer)s registered.") % {"issuer": values["issuer"]})
+    return see_other("/admin/lti")
 
 
 @router.post("/admin/lti/platforms/{platform_id}/remove")
@@ -175,7 +170,8 @@ async def remove_platform(
         await service.remove_platform(
             session=session, issuer=platform.issuer, client_id=platform.client_id
         )
-        request.session[FLASH] = gettext(
+        removed = gettext(
             "Platform %(issuer)s removed; accounts and classes made by its launches stay."
-        ) % {"issuer": platform.issuer}
-    return _redirect("/admin/lti")
+        )
+        flash(request, removed % {"issuer": platform.issuer})
+    return see_other("/admin/lti")

@@ -9,14 +9,14 @@ from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse, RedirectResponse, Response
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from app.auth.dependencies import OptionalUser, Teacher
-from app.classes.access import ClassId, own_class
-from app.classes.pages import teacher_class
+from app.auth.dependencies import Teacher
+from app.classes.access import ClassId, TeacherClass, own_class
 from app.db import SessionDep
 from app.i18n import gettext, ngettext
 from app.lti import service
 from app.lti.tokens import REQUEST_TIMEOUT_S
 from app.models import utcnow
+from app.web.flash import flash
 
 router = APIRouter()
 
@@ -35,21 +35,19 @@ def _reason(refusal: service.RosterUnavailable) -> str:
 
 @router.post("/classes/{class_id}/lti-roster", include_in_schema=False)
 async def sync_roster_form(
-    class_id: ClassId, request: Request, session: SessionDep, user: OptionalUser
+    request: Request, classroom: TeacherClass, session: SessionDep
 ) -> Response:
-    classroom = await teacher_class(request, session, user, class_id)
     try:
         joined = await _sync(session, classroom.id)
     except service.RosterUnavailable as refusal:
-        flash = {"kind": "error", "message": _reason(refusal), "undo": ""}
+        flash(request, _reason(refusal), kind="error")
     else:
         message = ngettext(
             "Roster synced from the course: %(num)d student joined.",
             "Roster synced from the course: %(num)d students joined.",
             joined,
         ) % {"num": joined}
-        flash = {"kind": "success", "message": message, "undo": ""}
-    request.session["class_flash"] = flash  # shown by the class page (app/classes/pages.py)
+        flash(request, message)  # shown by the class page (app/classes/pages.py)
     return RedirectResponse(f"/classes/{classroom.id}", status_code=303)
 
 

@@ -2,14 +2,14 @@
 iframe too: SameSite=None instead of Lax. Browsers take SameSite=None only with Secure,
 so this applies only where the cookie is Secure (COOKIE_SECURE, served over HTTPS); every
 other session keeps SameSite=Lax. Requests in such a session are still guarded by the
-CSRF token (app/auth/dependencies.py require_csrf), which does not depend on SameSite."""
+CSRF token (app/web/csrf.py require_csrf), which does not depend on SameSite."""
 
 from __future__ import annotations
 
 from starlette.datastructures import MutableHeaders
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from app.auth.dependencies import SESSION_COOKIE
+from app.web.credentials import SESSION_COOKIE
 
 LTI_SESSION = "lti"  # set in the session by a launch (app/lti/pages.py)
 

@@ -24,7 +24,7 @@ from app.lti.cookies import LTI_SESSION
 from app.lti.keys import platform_keys
 from app.middleware import content_security_policy
 from app.models import Exercise, LtiPlatform, utcnow
-from app.templating import render
+from app.web.templating import render
 
 log = logging.getLogger("app")
 router = APIRouter(include_in_schema=False)

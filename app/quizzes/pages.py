@@ -18,7 +18,8 @@ from app.lessons.lesson_page import render_lesson
 from app.models import Question
 from app.quizzes import pending, service
 from app.quizzes.kinds import InvalidAnswer, kind_of
-from app.urls import login_url
+from app.web.flash import flash
+from app.web.login import to_login
 
 router = APIRouter(include_in_schema=False)
 
@@ -49,12 +50,12 @@ async def answer_form(
             language=request.state.language,
         )
     except InvalidAnswer as exc:
-        request.session["flash"] = {"question": question_id, "message": exc.translated()}
+        flash(request, exc.translated(), kind="error", about=question_id)
     except limits.LimitReached as exc:
         # The page at once (429), the answer as it was typed, and when to try again: the
         # page takes the message out of the session as it is drawn.
         message = gettext(exc.limit.message) % {"seconds": exc.retry_after_s}
-        request.session["flash"] = {"question": question_id, "message": message}
+        flash(request, message, kind="error", about=question_id)
         refused = await render_lesson(
             request, session=session, user=user, slug=slug, typed_answers={question_id: answer}
         )
@@ -93,7 +94,7 @@ async def reveal_form(
 ) -> Response:
     """The "Show the answer" button (app/quizzes/reveal.py), then the question again."""
     if user is None:
-        return RedirectResponse(login_url(f"/lessons/{slug}"), status.HTTP_303_SEE_OTHER)
+        return to_login(f"/lessons/{slug}")
     question = await service.get_question(session=session, question_id=question_id)
     if question is None or question.lesson_slug != slug:
         raise not_found("Question")
@@ -103,5 +104,5 @@ async def reveal_form(
         )
     except service.NothingAnswered:
         message = gettext("Answer the question before asking for its answer.")
-        request.session["flash"] = {"question": question_id, "message": message}
+        flash(request, message, kind="error", about=question_id)
     return RedirectResponse(f"/lessons/{slug}#q-{question_id}", status.HTTP_303_SEE_OTHER)

@@ -14,7 +14,7 @@ from app.lessons.service import get_exercise
 from app.models import SubmissionMode, User
 from app.submissions import service
 from app.submissions.router import accept_submission
-from app.urls import login_url
+from app.web.login import to_login
 
 router = APIRouter(include_in_schema=False)
 
@@ -34,7 +34,7 @@ async def _form_submission(
         raise HTTPException(status.HTTP_404_NOT_FOUND, "Exercise not found.")
     lesson_url = f"/lessons/{exercise.lesson_slug}"
     if user is None:
-        return RedirectResponse(login_url(lesson_url), status.HTTP_303_SEE_OTHER)
+        return to_login(lesson_url)
     try:
         await accept_submission(
             request=request,
@@ -112,6 +112,6 @@ async def give_up_form(
         raise HTTPException(status.HTTP_404_NOT_FOUND, "Exercise not found.")
     lesson_url = f"/lessons/{exercise.lesson_slug}"
     if user is None:
-        return RedirectResponse(login_url(lesson_url), status.HTTP_303_SEE_OTHER)
+        return to_login(lesson_url)
     await service.give_up(session=session, user_id=user.id, exercise_id=exercise_id)
     return RedirectResponse(f"{lesson_url}#exercise-{exercise_id}", status.HTTP_303_SEE_OTHER)

@@ -93,3 +93,11 @@ async def expected_for(*, session: AsyncSession, submission: Submission) -> str 
         return None
     exercise = await get_exercise(session=session, exercise_id=submission.exercise_id)
     return exercise.expected_output if exercise is not None else None
+
+
+# What the templates that show a run call by name (registered by app/main.py).
+TEMPLATE_HELPERS: dict[str, Callable[..., Any]] = {
+    "comparison_rows": diff.rows_for,
+    "run_detail": run_detail,
+    "shows_exit_code": shows_exit_code,
+}

@@ -138,7 +138,7 @@ async def test_forms_and_messages_in_turkish(client: httpx.AsyncClient) -> None:
         headers=TR,
     )
     assert response.status_code == 422
-    # Each message names the field and its rule, in Turkish (app/forms.py).
+    # Each message names the field and its rule, in Turkish (app/web/forms.py).
     assert "Kullanıcı adı: en az 3 karakter kullanın (bunda 2 var)." in response.text
     assert "Parola: en az 8 karakter kullanın (bunda 5 var)." in response.text
 

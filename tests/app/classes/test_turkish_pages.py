@@ -8,7 +8,7 @@ import httpx
 
 from app.classes.answers import plain
 from app.db import Database
-from app.templating import code_spans
+from app.web.templating import code_spans
 from tests.app.classes.conftest import World
 from tests.app.classes.test_insight import seed
 

@@ -1,9 +1,14 @@
 """Jinja2 set-up shared by every domain's pages, with the i18n extension: templates call
-`_("...")`, `ngettext(...)` or `{% trans %}`, translated into the request's language."""
+`_("...")`, `ngettext(...)` or `{% trans %}`, translated into the request's language.
+
+The helpers a domain's templates call (a verdict's label, a run's detail) are the domain's
+own; the app factory hands them over with `add_globals` (app/main.py), so this module
+imports no domain."""
 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Mapping
 from typing import Any
 from urllib.parse import urlencode
 
@@ -14,12 +19,10 @@ from markupsafe import Markup, escape
 from starlette.responses import HTMLResponse
 
 from app import i18n
-from app.auth.dependencies import CSRF_FIELD, csrf_token
 from app.config import REPO_ROOT
 from app.i18n import N_
-from app.lessons import workbench
-from app.middleware import CSP_NONCE
-from app.submissions import diff, present
+from app.web.csrf import CSRF_FIELD, csrf_token
+from app.web.flash import take_flash
 
 env = jinja2.Environment(
     loader=jinja2.FileSystemLoader(REPO_ROOT / "app" / "templates"),
@@ -34,6 +37,9 @@ env.install_gettext_callables(  # type: ignore[attr-defined]
     gettext=i18n.gettext, ngettext=i18n.ngettext, newstyle=True
 )
 env.globals["csrf_field"] = CSRF_FIELD
+# Where a request's Content-Security-Policy style nonce is kept (request.state): made by
+# SecurityHeaders (app/middleware.py), handed to the page here.
+CSP_NONCE = "csp_nonce"
 _CODE_SPAN = re.compile(r"`([^`]+)`")
 
 
@@ -52,6 +58,8 @@ def url_for(context: dict[str, Any], name: str, /, **params: Any) -> str:
 
 
 env.globals["url_for"] = url_for
+# A page that shows the message a form left for it (app/web/flash.py) takes it so.
+env.globals["take_flash"] = take_flash
 env.globals["languages"] = i18n.LANGUAGES
 LEVEL_NAMES = {
     "beginner": N_("Beginner"),
@@ -65,15 +73,15 @@ env.filters["number"] = i18n.format_number  # 2 -> "2.0" ("2,0"); number(0) for 
 env.filters["code_spans"] = code_spans  # `code` in a plain-text title shown as code
 # Translate a message made elsewhere (an error's detail); unknown messages stay as they are.
 env.filters["t"] = i18n.gettext
-env.globals["verdict_label"] = workbench.verdict_label
-env.globals["run_label"] = workbench.run_label
-env.globals["try_out_matches"] = workbench.try_out_matches
-env.globals["try_out_label"] = workbench.try_out_label
-env.globals["comparison_rows"] = diff.rows_for
-env.globals["trim_lines"] = workbench.trim_lines
-env.globals["hidden_checks"] = workbench.hidden_checks
-env.globals["run_detail"] = present.run_detail
-env.globals["shows_exit_code"] = present.shows_exit_code
+
+
+def add_globals(helpers: Mapping[str, Callable[..., Any]]) -> None:
+    """Make a domain's template helpers callable by name in every template. Adding the same
+    helper again (another app in the same process) changes nothing; another helper under a
+    name taken is a mistake, refused."""
+    for name, helper in helpers.items():
+        if env.globals.setdefault(name, helper) is not helper:
+            raise ValueError(f"template global {name!r} is taken")
 
 
 def language_links(request: Request) -> list[dict[str, Any]]:
