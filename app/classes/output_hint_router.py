@@ -15,7 +15,7 @@ from app.classes.output_hints import HintView
 from app.classes.schemas import ClusterHintIn, ClusterHintOut
 from app.db import SessionDep
 from app.errors import not_found
-from app.lessons.service import get_exercise
+from app.lessons.catalog import live_exercise
 
 router = APIRouter(tags=["classes"])
 Cluster = Annotated[
@@ -63,7 +63,7 @@ async def put_hint(
     """Writes the class's hint on one wrong-output group of an exercise (or replaces it):
     students of this class whose graded output falls in the group see it beside the diff."""
     await own_class(session=session, teacher=teacher, class_id=class_id)
-    if await get_exercise(session=session, exercise_id=exercise_id) is None:
+    if await live_exercise(session=session, exercise_id=exercise_id) is None:
         raise not_found("Exercise")
     hint = await output_hints.save_hint(
         session=session,

@@ -48,8 +48,9 @@ from app.db import SessionDep, get_database
 from app.errors import not_found
 from app.i18n import N_, current_language, gettext
 from app.ids import MAX_ID, DbIdQuery
+from app.lessons import catalog
 from app.lti import service as lti  # a class made from an LMS course
-from app.models import Classroom, Role, User, Verdict, utcnow
+from app.models import Classroom, Lesson, Role, User, Verdict, utcnow
 from app.web import forms
 from app.web.flash import flash, take_flash
 from app.web.login import here, to_login
@@ -243,7 +244,7 @@ async def _class_page(
 ) -> Response:
     assigned = await service.assignments(session=session, class_id=classroom.id)
     taken = {a.lesson_slug for a in assigned}
-    lessons = await service.live_lessons(session=session)
+    lessons = (await session.scalars(catalog.live(Lesson))).all()
     roster = await service.roster(session=session, class_id=classroom.id, search=search)
     return render(
         request,
@@ -652,7 +653,7 @@ async def _drill_down(
 ) -> Response:
     class_id = classroom.id
     student = await class_student(session=session, class_id=class_id, student_id=student_id)
-    lesson = await service.live_lesson(session=session, slug=lesson_slug)
+    lesson = await catalog.live_lesson(session=session, slug=lesson_slug)
     if lesson is None:
         raise not_found("Lesson")
     lessons, assigned = await lesson_columns(session=session, class_id=class_id)

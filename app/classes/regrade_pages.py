@@ -16,7 +16,7 @@ from app.db import SessionDep
 from app.errors import not_found
 from app.i18n import N_, gettext
 from app.ids import DbId
-from app.lessons.service import get_exercise
+from app.lessons.catalog import is_live, live_exercise
 from app.models import Classroom, Exercise, RegradeStatus, User
 from app.submissions import regrade as regrades
 from app.web.flash import flash, take_flash
@@ -38,7 +38,7 @@ REASON_MAX = 200
 async def _exercise_titles(session: SessionDep) -> dict[str, str]:
     rows = await session.execute(
         select(Exercise.id, Exercise.title)
-        .where(Exercise.retired.is_(False))
+        .where(is_live(Exercise))
         .order_by(Exercise.lesson_slug, Exercise.position)
     )
     return {ident: title for ident, title in rows.all()}
@@ -87,7 +87,7 @@ async def request_form(
 ) -> Response:
     assert user is not None
     values = {"exercise_id": exercise_id, "reason": reason}
-    exercise = await get_exercise(session=session, exercise_id=exercise_id)
+    exercise = await live_exercise(session=session, exercise_id=exercise_id)
     if exercise is None:
         error = gettext("Exercise: pick one from the list.")
         return await _list_page(request, session, classroom, error=error, values=values,

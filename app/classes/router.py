@@ -79,6 +79,7 @@ from app.db import SessionDep, get_database
 from app.errors import not_found, too_many
 from app.i18n import current_language
 from app.ids import DbId
+from app.lessons import catalog
 from app.models import Classroom, utcnow
 from app.submissions import paging
 from app.submissions import service as submissions
@@ -505,7 +506,7 @@ async def drill_down(
     """One student's answers and submissions on one lesson, oldest first."""
     await own_class(session=session, teacher=teacher, class_id=class_id)
     student = await class_student(session=session, class_id=class_id, student_id=student_id)
-    lesson = await service.live_lesson(session=session, slug=lesson_slug)
+    lesson = await catalog.live_lesson(session=session, slug=lesson_slug)
     if lesson is None:
         raise not_found("Lesson")
     column = await class_lesson(

@@ -18,6 +18,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from app.auth import password_links
 from app.auth.schemas import fold_for_search
 from app.i18n import N_, current_language
+from app.lessons.catalog import is_live, live, live_lesson
 from app.models import (
     ClassAssignment,
     ClassMember,
@@ -377,7 +378,7 @@ async def assignments(*, session: AsyncSession, class_id: int) -> list[Assignmen
             ClassAssignment.late_penalty_percent,
         )
         .join(ClassAssignment, ClassAssignment.lesson_slug == Lesson.slug)
-        .where(ClassAssignment.class_id == class_id, ~Lesson.retired)
+        .where(ClassAssignment.class_id == class_id, is_live(Lesson))
         .order_by(Lesson.position)
     )
     language = current_language()
@@ -387,33 +388,13 @@ async def assignments(*, session: AsyncSession, class_id: int) -> list[Assignmen
     ]
 
 
-async def live_lesson(*, session: AsyncSession, slug: str) -> Lesson | None:
-    return await session.scalar(select(Lesson).where(Lesson.slug == slug, ~Lesson.retired))
-
-
 async def live_items(
     *, session: AsyncSession, slugs: list[str]
 ) -> tuple[list[Question], list[Exercise]]:
     """The live questions and exercises of some lessons, each in position order."""
-    questions = await session.scalars(
-        select(Question)
-        .where(Question.lesson_slug.in_(slugs), ~Question.retired)
-        .order_by(Question.position)
-    )
-    exercises = await session.scalars(
-        select(Exercise)
-        .where(Exercise.lesson_slug.in_(slugs), ~Exercise.retired)
-        .order_by(Exercise.position)
-    )
+    questions = await session.scalars(live(Question).where(Question.lesson_slug.in_(slugs)))
+    exercises = await session.scalars(live(Exercise).where(Exercise.lesson_slug.in_(slugs)))
     return list(questions), list(exercises)
-
-
-async def live_lessons(*, session: AsyncSession) -> list[Lesson]:
-    return list(
-        (
-            await session.scalars(select(Lesson).where(~Lesson.retired).order_by(Lesson.position))
-        ).all()
-    )
 
 
 async def set_assignment(
@@ -592,7 +573,7 @@ async def student_classes(*, session: AsyncSession, student_id: int) -> list[Stu
             (DueExtension.assignment_id == ClassAssignment.id)
             & (DueExtension.student_id == student_id),
         )
-        .where(ClassAssignment.class_id.in_(list(result)), ~Lesson.retired)
+        .where(ClassAssignment.class_id.in_(list(result)), is_live(Lesson))
         .order_by(Lesson.position)
     )
     for class_id, slug, title, due_at, late_work, penalty, extended_to in rows:

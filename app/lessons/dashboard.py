@@ -24,12 +24,11 @@ from app.classes.grid import STATE_LABELS, STATE_SYMBOLS
 from app.classes.home import HomeClass, student_home
 from app.classes.service import ClassSummary
 from app.db import SessionDep
-from app.lessons import service
+from app.lessons import catalog, service
 from app.lessons.progress import lesson_progress
 from app.lessons.schemas import LessonProgress
 from app.models import (
     Lesson,
-    Question,
     QuestionAttempt,
     RevealReason,
     Role,
@@ -108,8 +107,8 @@ async def _last_step(
     submission = newest[0] if newest else None
     steps: list[LastStep] = []
     if attempt is not None:
-        question = await session.get(Question, attempt.question_id)
-        if question is not None and question.lesson_slug in lessons and not question.retired:
+        question = await catalog.live_question(session=session, question_id=attempt.question_id)
+        if question is not None and question.lesson_slug in lessons:
             steps.append(
                 LastStep(
                     "answer",
@@ -120,7 +119,7 @@ async def _last_step(
                 )
             )
     if submission is not None:
-        exercise = await service.get_exercise(session=session, exercise_id=submission.exercise_id)
+        exercise = await catalog.live_exercise(session=session, exercise_id=submission.exercise_id)
         if exercise is not None and exercise.lesson_slug in lessons:
             steps.append(
                 LastStep(

@@ -11,6 +11,7 @@ from app.db import SessionDep
 from app.errors import not_found
 from app.i18n import N_
 from app.lessons import hints, progress, service
+from app.lessons.catalog import live_exercise
 from app.lessons.lesson_page import render_lesson
 from app.quizzes import pending as pending_answers
 from app.web.flash import flash
@@ -68,7 +69,7 @@ async def open_hint_form(
     user: OptionalUser,
 ) -> Response:
     """The lesson page's "Show hint" button; back to the exercise's hints."""
-    exercise = await service.get_exercise(session=session, exercise_id=exercise_id)
+    exercise = await live_exercise(session=session, exercise_id=exercise_id)
     if exercise is None:
         raise not_found("Exercise")
     lesson_url = f"/lessons/{exercise.lesson_slug}"

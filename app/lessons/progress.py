@@ -7,6 +7,7 @@ from collections import Counter
 from sqlalchemy import Select, distinct, func, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from app.lessons.catalog import is_live
 from app.lessons.schemas import LessonProgress
 from app.lessons.service import LessonLength, lesson_lengths
 from app.models import (
@@ -26,13 +27,13 @@ async def _per_lesson(session: AsyncSession, query: Select[str, int]) -> Counter
 
 async def lesson_progress(*, session: AsyncSession, user_id: int) -> list[LessonProgress]:
     lessons = (
-        await session.scalars(select(Lesson.slug).where(~Lesson.retired).order_by(Lesson.position))
+        await session.scalars(select(Lesson.slug).where(is_live(Lesson)).order_by(Lesson.position))
     ).all()
     live_questions = select(Question.lesson_slug, func.count(distinct(Question.id))).where(
-        ~Question.retired
+        is_live(Question)
     )
     live_exercises = select(Exercise.lesson_slug, func.count(distinct(Exercise.id))).where(
-        ~Exercise.retired
+        is_live(Exercise)
     )
     lengths = await lesson_lengths(session=session)
     q_right = await _per_lesson(

@@ -8,7 +8,7 @@ from app.auth.dependencies import CurrentUser
 from app.db import SessionDep
 from app.errors import not_found
 from app.i18n import DEFAULT_LANGUAGE, current_language
-from app.lessons import hints, progress, service
+from app.lessons import catalog, hints, progress, service
 from app.lessons.schemas import (
     ExerciseOut,
     HintOut,
@@ -95,7 +95,7 @@ async def my_progress(user: CurrentUser, session: SessionDep) -> ProgressOut:
 async def exercise_hints(exercise_id: str, user: CurrentUser, session: SessionDep) -> HintsOut:
     """The exercise's hints for the caller: which are unlocked and opened; the text of the
     opened ones only."""
-    exercise = await service.get_exercise(session=session, exercise_id=exercise_id)
+    exercise = await catalog.live_exercise(session=session, exercise_id=exercise_id)
     if exercise is None:
         raise not_found("Exercise")
     found = await hints.hints_of(
@@ -121,7 +121,7 @@ async def open_hint(
 ) -> HintOut:
     """Open hint `number` (1 for the first) once it is unlocked: its text; recorded for
     the caller's teachers. Opening it again answers the same."""
-    exercise = await service.get_exercise(session=session, exercise_id=exercise_id)
+    exercise = await catalog.live_exercise(session=session, exercise_id=exercise_id)
     if exercise is None:
         raise not_found("Exercise")
     try:

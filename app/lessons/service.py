@@ -1,4 +1,5 @@
-"""The catalog as the database holds it; retired content is invisible here."""
+"""The catalog as the database holds it, built on the live-content queries
+(app/lessons/catalog.py): retired content is invisible here."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ from dataclasses import dataclass
 from sqlalchemy import func, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from app.lessons.catalog import is_live, live, live_lesson
 from app.models import Exercise, Lesson, Question, Track
 
 
@@ -41,7 +43,7 @@ async def lesson_lengths(*, session: AsyncSession) -> dict[str, LessonLength]:
             for slug, count in (
                 await session.execute(
                     select(table.lesson_slug, func.count())
-                    .where(~table.retired)
+                    .where(is_live(table))
                     .group_by(table.lesson_slug)
                 )
             ).all()
@@ -56,12 +58,8 @@ async def lesson_lengths(*, session: AsyncSession) -> dict[str, LessonLength]:
 
 
 async def list_tracks(*, session: AsyncSession) -> list[TrackWithLessons]:
-    tracks = (
-        await session.scalars(select(Track).where(~Track.retired).order_by(Track.position))
-    ).all()
-    lessons = (
-        await session.scalars(select(Lesson).where(~Lesson.retired).order_by(Lesson.position))
-    ).all()
+    tracks = (await session.scalars(live(Track))).all()
+    lessons = (await session.scalars(live(Lesson))).all()
     return [
         TrackWithLessons(t, [lesson for lesson in lessons if lesson.track_slug == t.slug])
         for t in tracks
@@ -69,37 +67,17 @@ async def list_tracks(*, session: AsyncSession) -> list[TrackWithLessons]:
 
 
 async def get_lesson(*, session: AsyncSession, slug: str) -> LessonDetail | None:
-    lesson = await session.scalar(select(Lesson).where(Lesson.slug == slug, ~Lesson.retired))
+    lesson = await live_lesson(session=session, slug=slug)
     if lesson is None:
         return None
     track = await session.get_one(Track, lesson.track_slug)
-    questions = (
-        await session.scalars(
-            select(Question)
-            .where(Question.lesson_slug == slug, ~Question.retired)
-            .order_by(Question.position)
-        )
-    ).all()
-    exercises = (
-        await session.scalars(
-            select(Exercise)
-            .where(Exercise.lesson_slug == slug, ~Exercise.retired)
-            .order_by(Exercise.position)
-        )
-    ).all()
+    questions = (await session.scalars(live(Question).where(Question.lesson_slug == slug))).all()
+    exercises = (await session.scalars(live(Exercise).where(Exercise.lesson_slug == slug))).all()
     return LessonDetail(lesson, track, list(questions), list(exercises))
 
 
-async def get_exercise(*, session: AsyncSession, exercise_id: str) -> Exercise | None:
-    return await session.scalar(
-        select(Exercise).where(Exercise.id == exercise_id, ~Exercise.retired)
-    )
-
-
 async def lessons_by_slug(*, session: AsyncSession, slugs: list[str]) -> list[Lesson]:
-    rows = (
-        await session.scalars(select(Lesson).where(Lesson.slug.in_(slugs), ~Lesson.retired))
-    ).all()
+    rows = (await session.scalars(live(Lesson).where(Lesson.slug.in_(slugs)))).all()
     order = {slug: index for index, slug in enumerate(slugs)}
     return sorted(rows, key=lambda lesson: order[lesson.slug])
 
@@ -107,7 +85,5 @@ async def lessons_by_slug(*, session: AsyncSession, slugs: list[str]) -> list[Le
 async def lessons_building_on(*, session: AsyncSession, slug: str) -> list[Lesson]:
     # Prerequisites are a short JSON list per lesson; filtering in Python keeps this
     # portable across SQLite and PostgreSQL JSON operators.
-    lessons = (
-        await session.scalars(select(Lesson).where(~Lesson.retired).order_by(Lesson.position))
-    ).all()
+    lessons = (await session.scalars(live(Lesson))).all()
     return [lesson for lesson in lessons if slug in lesson.prerequisites]

@@ -19,11 +19,12 @@ from app.auth.dependencies import log_in
 from app.classes import service as classes
 from app.db import SessionDep
 from app.i18n import DEFAULT_LANGUAGE, N_, gettext
+from app.lessons import catalog
 from app.lti import claims, deep_linking, handoff, launch, service
 from app.lti.cookies import LTI_SESSION
 from app.lti.keys import platform_keys
 from app.middleware import content_security_policy
-from app.models import Exercise, LtiPlatform, utcnow
+from app.models import Exercise, Lesson, LtiPlatform, utcnow
 from app.web.templating import render
 
 log = logging.getLogger("app")
@@ -146,7 +147,7 @@ async def _picker(
         raise launch.LaunchRefused(
             N_("The platform's deep-linking request has no return URL, or takes no LTI links.")
         )
-    lessons = await classes.live_lessons(session=session)
+    lessons = (await session.scalars(catalog.live(Lesson))).all()
     _questions, exercises = await classes.live_items(
         session=session, slugs=[lesson.slug for lesson in lessons]
     )
@@ -185,10 +186,14 @@ async def deep_link(request: Request, session: SessionDep) -> Response:
     items = []
     for value in chosen:
         kind, _, name = value.partition(":")
-        exercise = await session.get(Exercise, name) if kind == "exercise" else None
+        exercise = (
+            await catalog.live_exercise(session=session, exercise_id=name)
+            if kind == "exercise"
+            else None
+        )
         slug = exercise.lesson_slug if exercise is not None else name
-        lesson = await classes.live_lesson(session=session, slug=slug)
-        if lesson is None or (kind == "exercise" and (exercise is None or exercise.retired)):
+        lesson = await catalog.live_lesson(session=session, slug=slug)
+        if lesson is None or (kind == "exercise" and exercise is None):
             continue
         items.append(
             deep_linking.content_item(

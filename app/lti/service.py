@@ -22,6 +22,8 @@ from app.auth.security import token_digest
 from app.classes import service as classes
 from app.db import insert_for
 from app.i18n import N_
+from app.lessons import catalog
+from app.lessons.catalog import is_live
 from app.lti import claims, grades, roster
 from app.lti.launch import LaunchRefused
 from app.lti.tokens import ServiceError
@@ -317,7 +319,7 @@ async def _lesson(
     custom = custom if isinstance(custom, dict) else {}
     if exercise_id := custom.get("exercise"):
         lesson_slug = await session.scalar(
-            select(Exercise.lesson_slug).where(Exercise.id == str(exercise_id), ~Exercise.retired)
+            select(Exercise.lesson_slug).where(Exercise.id == str(exercise_id), is_live(Exercise))
         )
         if lesson_slug is None:
             raise LaunchRefused(
@@ -334,7 +336,7 @@ async def _lesson(
             slug = match.group(1)
     if not slug:
         return None, None
-    if await classes.live_lesson(session=session, slug=str(slug)) is None:
+    if await catalog.live_lesson(session=session, slug=str(slug)) is None:
         raise LaunchRefused(
             N_("The linked lesson %(lesson)s does not exist on this site."), lesson=repr(slug)
         )

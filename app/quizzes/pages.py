@@ -14,6 +14,7 @@ from app.auth.dependencies import OptionalUser, client_address
 from app.db import SessionDep
 from app.errors import not_found
 from app.i18n import gettext
+from app.lessons import catalog
 from app.lessons.lesson_page import render_lesson
 from app.models import Question
 from app.quizzes import pending, service
@@ -29,7 +30,7 @@ async def answer_form(
     slug: str, question_id: str, request: Request, session: SessionDep, user: OptionalUser
 ) -> Response:
     anchor = f"/lessons/{slug}#q-{question_id}"
-    question = await service.get_question(session=session, question_id=question_id)
+    question = await catalog.live_question(session=session, question_id=question_id)
     if question is None or question.lesson_slug != slug:
         raise not_found("Question")
     form = await request.form()
@@ -95,7 +96,7 @@ async def reveal_form(
     """The "Show the answer" button (app/quizzes/reveal.py), then the question again."""
     if user is None:
         return to_login(f"/lessons/{slug}")
-    question = await service.get_question(session=session, question_id=question_id)
+    question = await catalog.live_question(session=session, question_id=question_id)
     if question is None or question.lesson_slug != slug:
         raise not_found("Question")
     try:

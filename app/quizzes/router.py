@@ -8,6 +8,7 @@ from app.auth.dependencies import CurrentUser
 from app.db import SessionDep
 from app.errors import conflict, not_found, too_many
 from app.i18n import current_language
+from app.lessons import catalog
 from app.quizzes import service
 from app.quizzes.kinds import EmptyPart, InvalidAnswer
 from app.quizzes.schemas import AnswerIn, AnswerResult
@@ -30,7 +31,7 @@ async def answer(
         )
     except limits.LimitReached as exc:
         raise too_many(str(exc), exc.retry_after_s) from None
-    question = await service.get_question(session=session, question_id=question_id)
+    question = await catalog.live_question(session=session, question_id=question_id)
     if question is None:
         raise not_found("Question")
     try:
@@ -58,7 +59,7 @@ async def answer(
 async def reveal(question_id: str, user: CurrentUser, session: SessionDep) -> AnswerResult:
     """Show the right answer of a question the caller has answered: the result of their
     last answer, revealed. Asking before the answer was shown otherwise is recorded."""
-    question = await service.get_question(session=session, question_id=question_id)
+    question = await catalog.live_question(session=session, question_id=question_id)
     if question is None:
         raise not_found("Question")
     try:

@@ -24,12 +24,6 @@ class NothingAnswered(LookupError):
     """The student asked to be shown the answer of a question they have not answered."""
 
 
-async def get_question(*, session: AsyncSession, question_id: str) -> Question | None:
-    return await session.scalar(
-        select(Question).where(Question.id == question_id, ~Question.retired)
-    )
-
-
 async def standing(*, session: AsyncSession, user_id: int, question: Question) -> Standing:
     """Where the student stands with the question now (their attempts and reveal)."""
     rows = await session.execute(

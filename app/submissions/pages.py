@@ -9,8 +9,8 @@ from fastapi.responses import RedirectResponse, Response
 
 from app.auth.dependencies import OptionalUser
 from app.db import SessionDep
+from app.lessons.catalog import live_exercise
 from app.lessons.lesson_page import RefusedSubmission, render_lesson
-from app.lessons.service import get_exercise
 from app.models import SubmissionMode, User
 from app.submissions import service
 from app.submissions.router import accept_submission
@@ -29,7 +29,7 @@ async def _form_submission(
     code: str,
     mode: SubmissionMode,
 ) -> Response:
-    exercise = await get_exercise(session=session, exercise_id=exercise_id)
+    exercise = await live_exercise(session=session, exercise_id=exercise_id)
     if exercise is None:
         raise HTTPException(status.HTTP_404_NOT_FOUND, "Exercise not found.")
     lesson_url = f"/lessons/{exercise.lesson_slug}"
@@ -107,7 +107,7 @@ async def run_form(
 async def give_up_form(
     exercise_id: str, request: Request, session: SessionDep, user: OptionalUser
 ) -> Response:
-    exercise = await get_exercise(session=session, exercise_id=exercise_id)
+    exercise = await live_exercise(session=session, exercise_id=exercise_id)
     if exercise is None:
         raise HTTPException(status.HTTP_404_NOT_FOUND, "Exercise not found.")
     lesson_url = f"/lessons/{exercise.lesson_slug}"

@@ -10,7 +10,7 @@ from typing import Any
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.i18n import N_, gettext
-from app.lessons.service import get_exercise
+from app.lessons.catalog import live_exercise
 from app.models import RunVerdict, Submission
 from app.submissions import diff, storage
 from app.submissions.fairness import Place
@@ -91,7 +91,7 @@ async def expected_for(*, session: AsyncSession, submission: Submission) -> str 
     against it."""
     if not any(diff.shows_comparison(run, submission.mode) for run in submission.runs):
         return None
-    exercise = await get_exercise(session=session, exercise_id=submission.exercise_id)
+    exercise = await live_exercise(session=session, exercise_id=submission.exercise_id)
     return exercise.expected_output if exercise is not None else None
 
 

@@ -12,7 +12,7 @@ from app.auth.dependencies import Teacher
 from app.db import SessionDep
 from app.errors import conflict, not_found
 from app.ids import DbId
-from app.lessons.service import get_exercise
+from app.lessons.catalog import live_exercise
 from app.models import Regrade, RegradeStatus
 from app.submissions import regrade as regrades
 
@@ -108,7 +108,7 @@ async def request_regrade(
 ) -> RegradeOut:
     """Grade every graded submission of the exercise again, in the background behind live
     submissions. Nothing changes until the regrade is applied."""
-    exercise = await get_exercise(session=session, exercise_id=exercise_id)
+    exercise = await live_exercise(session=session, exercise_id=exercise_id)
     if exercise is None:
         raise not_found("Exercise")
     regrade = await regrades.request_regrade(
@@ -125,7 +125,7 @@ async def list_regrades(
     exercise_id: str, teacher: Teacher, session: SessionDep
 ) -> list[RegradeOut]:
     """The exercise's regrades, newest first (at most 50)."""
-    if await get_exercise(session=session, exercise_id=exercise_id) is None:
+    if await live_exercise(session=session, exercise_id=exercise_id) is None:
         raise not_found("Exercise")
     return [
         await regrade_out(session=session, regrade=regrade, teacher_id=teacher.id)

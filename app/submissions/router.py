@@ -15,7 +15,7 @@ from app.db import SessionDep, get_database
 from app.errors import not_found, too_large, too_many
 from app.i18n import current_language
 from app.ids import DbId
-from app.lessons.service import get_exercise
+from app.lessons.catalog import live_exercise
 from app.models import RevealReason, Submission, SubmissionMode, SubmissionStatus, utcnow
 from app.submissions import fairness, paging, service
 from app.submissions.fairness import Place
@@ -262,7 +262,7 @@ async def list_submissions(
 ) -> list[SubmissionOut]:
     """The caller's own, newest first, one page; the next page is in the `Link` header.
     Outputs are previews: `GET /api/submissions/{id}` has what is stored."""
-    if await get_exercise(session=session, exercise_id=exercise_id) is None:
+    if await live_exercise(session=session, exercise_id=exercise_id) is None:
         raise not_found("Exercise")
     rows = await service.list_own_submissions(
         session=session, user_id=user.id, exercise_id=exercise_id, limit=limit + 1, before=before
@@ -337,7 +337,7 @@ async def run(
 
 @router.post("/api/exercises/{exercise_id}/give-up")
 async def give_up(exercise_id: str, user: CurrentUser, session: SessionDep) -> SolutionOut:
-    exercise = await get_exercise(session=session, exercise_id=exercise_id)
+    exercise = await live_exercise(session=session, exercise_id=exercise_id)
     if exercise is None:
         raise not_found("Exercise")
     await service.give_up(session=session, user_id=user.id, exercise_id=exercise_id)
@@ -355,7 +355,7 @@ async def give_up(exercise_id: str, user: CurrentUser, session: SessionDep) -> S
     responses={403: {"description": "Not passed and not given up yet"}},
 )
 async def solution(exercise_id: str, user: CurrentUser, session: SessionDep) -> SolutionOut:
-    exercise = await get_exercise(session=session, exercise_id=exercise_id)
+    exercise = await live_exercise(session=session, exercise_id=exercise_id)
     if exercise is None:
         raise not_found("Exercise")
     reason = await service.solution_reason(

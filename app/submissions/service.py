@@ -11,6 +11,7 @@ from sqlalchemy.orm.attributes import set_committed_value
 
 from app import metrics
 from app.db import insert_for
+from app.lessons.catalog import is_live
 from app.lti import grades
 from app.models import (
     Exercise,
@@ -336,7 +337,7 @@ async def admission_counts(
     )
     devices = (
         select(Exercise.devices)
-        .where(Exercise.id == exercise_id, ~Exercise.retired)
+        .where(Exercise.id == exercise_id, is_live(Exercise))
         .scalar_subquery()
     )
     row = (await session.execute(select(recent, queued, in_line, own, oldest, devices))).one()

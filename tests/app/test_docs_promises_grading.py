@@ -13,7 +13,7 @@ import pytest
 
 from app.auth.service import create_user
 from app.db import Database
-from app.lessons.service import get_exercise
+from app.lessons.catalog import live_exercise
 from app.models import Submission, SubmissionMode, SubmissionStatus, utcnow
 from app.submissions import service
 from app.submissions.distributed import NO_CPU_WORKER, DistributedGrading
@@ -54,7 +54,7 @@ async def _handed_out(db: Database, *, status: SubmissionStatus, attempts: int) 
     """A run submission handed to the graders whose lease has run out."""
     async with db.writer() as session, session.begin():
         user = await create_user(session=session, username=unique_name(), password="x" * 10)
-        exercise = await get_exercise(session=session, exercise_id=EXERCISE)
+        exercise = await live_exercise(session=session, exercise_id=EXERCISE)
         assert exercise is not None
         submission = await service.create_submission(
             session=session,

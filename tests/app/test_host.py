@@ -12,7 +12,7 @@ from pydantic import ValidationError
 
 from app.config import Settings
 from app.db import Database
-from app.lessons.service import get_exercise
+from app.lessons.catalog import live_exercise
 from app.main import create_app
 from app.submissions import service
 from tests.app.auth.conftest import client_for
@@ -34,7 +34,7 @@ async def two_submissions(db: Database, user_id: int) -> str:
     """Two submissions of the user to one exercise, so that its list has a next page."""
     _, exercises = await lesson_items(db)
     async with db.writer() as session:
-        exercise = await get_exercise(session=session, exercise_id=exercises[0].id)
+        exercise = await live_exercise(session=session, exercise_id=exercises[0].id)
         assert exercise is not None
         for _ in range(2):
             await service.create_submission(

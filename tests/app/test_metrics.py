@@ -24,7 +24,7 @@ from sqlalchemy import event
 from app import metrics
 from app.config import Settings
 from app.db import Database
-from app.lessons.service import get_exercise
+from app.lessons.catalog import live_exercise
 from app.models.states import SubmissionMode
 from app.submissions import service
 from app.submissions.distributed import DistributedGrading
@@ -63,7 +63,7 @@ async def graded(db: Database, verdicts: dict[str, str], *, commit: bool = True)
     through service.record_runs)."""
     _, user_id = await make_student(db)
     async with db.writer() as session:
-        exercise = await get_exercise(session=session, exercise_id=EXERCISE)
+        exercise = await live_exercise(session=session, exercise_id=EXERCISE)
         assert exercise is not None
         submission = await service.create_submission(
             session=session, user_id=user_id, exercise=exercise, code="print(1)\n"
@@ -121,7 +121,7 @@ async def test_a_platform_failure_is_counted_as_an_error(
 ) -> None:
     _, user_id = await make_student(db)
     async with db.writer() as session:
-        exercise = await get_exercise(session=session, exercise_id=EXERCISE)
+        exercise = await live_exercise(session=session, exercise_id=EXERCISE)
         assert exercise is not None
         submission = await service.create_submission(
             session=session,

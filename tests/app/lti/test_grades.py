@@ -14,7 +14,7 @@ from fastapi import FastAPI
 from sqlalchemy import select, update
 
 from app.db import Database
-from app.lessons.service import get_exercise
+from app.lessons.catalog import live_exercise
 from app.lti import grades, outbox, service
 from app.lti.tokens import AccessTokens
 from app.models import (
@@ -220,7 +220,7 @@ async def _pass_exercise(db: Database, learner: str) -> int:
             select(LtiScore.user_id).where(LtiScore.subject == learner).limit(1)
         )
         assert user_id is not None
-        exercise = await get_exercise(session=session, exercise_id=EXERCISE)
+        exercise = await live_exercise(session=session, exercise_id=EXERCISE)
         assert exercise is not None
         submission = await submissions.create_submission(
             session=session, user_id=user_id, exercise=exercise, code="print(1)\n"

@@ -7,7 +7,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.auth.service import create_user
 from app.db import Database
-from app.lessons.service import get_exercise
+from app.lessons.catalog import live_exercise
 from app.models import Submission, SubmissionRun
 from app.submissions import service
 
@@ -30,7 +30,7 @@ def run(device: str, verdict: str = "passed", detail: str | None = None) -> dict
 
 async def new_submission(session: AsyncSession) -> Submission:
     user = await create_user(session=session, username="recorder", password="correct horse")
-    exercise = await get_exercise(session=session, exercise_id=EXERCISE)
+    exercise = await live_exercise(session=session, exercise_id=EXERCISE)
     assert exercise is not None
     submission = await service.create_submission(
         session=session, user_id=user.id, exercise=exercise, code="print(1)"

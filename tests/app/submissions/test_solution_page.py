@@ -6,7 +6,7 @@ import httpx
 
 from app.auth.service import create_user
 from app.db import Database
-from app.lessons.service import get_exercise
+from app.lessons.catalog import live_exercise
 from app.models.states import Verdict
 from app.submissions import service
 from tests.helpers import browser_signup, csrf_from
@@ -31,7 +31,7 @@ async def test_giving_up_on_the_page_shows_the_solution(client: httpx.AsyncClien
 async def test_revealed_lists_passed_and_given_up_exercises_only(db: Database) -> None:
     async with db.writer() as session:
         user = await create_user(session=session, username="revealer", password="correct horse")
-        exercise = await get_exercise(session=session, exercise_id=EXERCISE)
+        exercise = await live_exercise(session=session, exercise_id=EXERCISE)
         assert exercise is not None
         other = "tensors-on-the-gpu-footprint"
         ids = [EXERCISE, other, "tensor-basics-grid"]

@@ -21,7 +21,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession
 from app.auth.service import create_user, issue_token
 from app.config import Settings
 from app.db import Database, make_engine
-from app.lessons.service import get_exercise
+from app.lessons.catalog import live_exercise
 from app.migrations import alembic_config
 from app.models import Submission, SubmissionRun, User
 from app.models.states import SubmissionMode
@@ -60,7 +60,7 @@ async def submit(
     finish: bool = True,
 ) -> int:
     """A submission graded with big outputs, recorded as the graders record it."""
-    exercise = await get_exercise(session=session, exercise_id=EXERCISE)
+    exercise = await live_exercise(session=session, exercise_id=EXERCISE)
     assert exercise is not None
     submission = await service.create_submission(
         session=session, user_id=user_id, exercise=exercise, code=code, mode=SubmissionMode(mode)
@@ -151,7 +151,7 @@ async def test_only_the_latest_and_the_best_keep_their_output(db: Database) -> N
             truncated, runs = await runs_of(session, ident)
             assert truncated and is_cut(runs), ident
         # An older attempt that printed little keeps all of it, and says nothing was cut.
-        exercise = await get_exercise(session=session, exercise_id=EXERCISE)
+        exercise = await live_exercise(session=session, exercise_id=EXERCISE)
         assert exercise is not None
         small = [{**big_run(d, "wrong_output"), "stdout": "1\n", "stderr": "", "diff": "-2\n+1"}
                  for d in ("cpu", "cuda")]  # fmt: skip
