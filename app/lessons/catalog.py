@@ -25,8 +25,12 @@ def is_live(model: type[Content]) -> ColumnElement[bool]:
 
 
 def live(model: type[Content]) -> Select[Content]:
-    """Every live row of `model`, in the course's order; narrow it with `.where`."""
-    return select(model).where(is_live(model)).order_by(model.position)
+    """Every live row of `model` by position (a question's or an exercise's is its place in
+    its lesson), ties by key, so the order is the same on every database; narrow it with
+    `.where`."""
+    return (
+        select(model).where(is_live(model)).order_by(model.position, *model.__mapper__.primary_key)
+    )
 
 
 async def live_lesson(*, session: AsyncSession, slug: str) -> Lesson | None:

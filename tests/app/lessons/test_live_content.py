@@ -31,7 +31,7 @@ async def test_live_rows_leave_out_the_retired_ones(db: Database, model: Content
         live = [_key(row) for row in (await session.scalars(catalog.live(model))).all()]
         assert _key(gone) not in live
         assert _key(kept) in live
-        assert live == [_key(row) for row in rows[1:]], "in the course's order"
+        assert live == [_key(row) for row in rows[1:]], "the order stays"
         counted = await session.scalar(select(func.count()).where(catalog.is_live(model)))
         assert counted == len(rows) - 1
 
