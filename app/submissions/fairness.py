@@ -26,6 +26,7 @@ from sqlalchemy import ColumnElement, Integer, and_, bindparam, case, func, or_,
 from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.orm import aliased
 
+from app.db import execute_core
 from app.models import Submission, SubmissionStatus, User, utcnow
 
 
@@ -79,10 +80,10 @@ async def release_next(*, session: AsyncSession, limit: int, after: int | None =
         finished = aliased(Submission)
         owner = select(finished.user_id).where(finished.id == after).scalar_subquery()
         await lock_student(session=session, user_id=owner)
-    released = await session.execute(
+    released = await execute_core(
+        session,
         _release_statement(after is not None),
         {"limit": limit, "after": after, "now": utcnow()},
-        execution_options={"synchronize_session": "fetch"},
     )
     return in_turns([(row[0], row[1]) for row in released])
 

@@ -25,6 +25,7 @@ from sqlalchemy import ColumnElement, Integer, String, bindparam, func, select, 
 from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.orm import aliased
 
+from app.db import execute_core
 from app.models import Submission, SubmissionMode, SubmissionRun, SubmissionStatus, User, Verdict
 from app.submissions import fairness
 
@@ -74,8 +75,9 @@ def without_output(run: dict[str, Any]) -> dict[str, Any]:
 
 async def add_stored_bytes(*, session: AsyncSession, user_id: int, delta: int) -> None:
     if delta:
-        await session.execute(
-            update(User).where(User.id == user_id).values(stored_bytes=User.stored_bytes + delta)
+        await execute_core(
+            session,
+            update(User).where(User.id == user_id).values(stored_bytes=User.stored_bytes + delta),
         )
 
 
@@ -86,14 +88,14 @@ async def drop_run_copies(
     output. The bytes only moved, so the user's count does not change."""
     for run in runs:
         if output_bytes(run):
-            await session.execute(
+            await execute_core(
+                session,
                 update(SubmissionRun)
                 .where(
                     SubmissionRun.submission_id == submission_id,
                     SubmissionRun.device == run["device"],
                 )
-                .values(run=without_output(run))
-                .execution_options(synchronize_session=False)
+                .values(run=without_output(run)),
             )
 
 
@@ -104,24 +106,19 @@ async def compact(*, session: AsyncSession, user_id: int, exercise_id: str) -> i
     await fairness.lock_student(session=session, user_id=user_id)
     # Flagged and read back in one statement: usually an older attempt's output is short,
     # and nothing more is written.
-    older = (
-        await session.execute(
-            _older_statement(),
-            {"owner": user_id, "exercise": exercise_id},
-            execution_options={"synchronize_session": False},
-        )
-    ).all()
+    flagged = await execute_core(
+        session, _older_statement(), {"owner": user_id, "exercise": exercise_id}
+    )
+    older: list[tuple[int, Any]] = [(row[0], row[1]) for row in flagged]
     if not older:
         return 0
     freed = 0
     for submission_id, runs in older:
         cut_runs = [cut_run(run) for run in runs or []]
         if cut_runs != (runs or []):
-            await session.execute(
-                update(Submission)
-                .where(Submission.id == submission_id)
-                .values(runs=cut_runs)
-                .execution_options(synchronize_session=False)
+            await execute_core(
+                session,
+                update(Submission).where(Submission.id == submission_id).values(runs=cut_runs),
             )
             freed += runs_bytes(runs or []) - runs_bytes(cut_runs)
     # Only a submission that holds no runs (one a platform error ended part-way) may still
