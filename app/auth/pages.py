@@ -29,6 +29,7 @@ from app.ids import DbId
 from app.lessons.progress import lesson_progress
 from app.models import User
 from app.web import forms
+from app.web.flash import flash, take_flash
 from app.web.login import to_login
 from app.web.redirects import see_other
 from app.web.templating import render
@@ -318,7 +319,7 @@ async def _account(
             "tokens": await tokens.list_tokens(session=session, user_id=user.id),
             "token_days": sorted({*TOKEN_DAYS, _settings(request).api_token_days}),
             "default_days": _settings(request).api_token_days,
-            "name_saved": request.session.pop("account_name_saved", False),
+            "flash": take_flash(request),
         },
         status_code=status_code,
     )
@@ -352,7 +353,7 @@ async def display_name_form(
             status_code=status.HTTP_422_UNPROCESSABLE_CONTENT,
         )
     await service.set_display_name(session=session, user=user, display_name=wanted.display_name)
-    request.session["account_name_saved"] = True
+    flash(request, gettext("Display name saved."))
     return see_other("/account")
 
 
