@@ -37,7 +37,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 import httpx
 from sqlalchemy import event, insert, select, text
 
-from app import migrations
+from app import item_progress, migrations
 from app.auth.security import hash_password
 from app.auth.service import issue_token
 from app.classes import service
@@ -223,7 +223,7 @@ async def build(database: Database, *, students: int, lessons: int, seed: int) -
             ],
         )
         slugs = (existing + new_lessons)[:lessons]
-        questions = [
+        questions: list[dict[str, Any]] = [
             {"id": q.id, "kind": q.kind, "lesson": q.lesson_slug, "public": q.public, "key": q.key}
             for q in (
                 await session.scalars(select(Question).where(Question.lesson_slug.in_(slugs)))
@@ -366,6 +366,9 @@ async def build(database: Database, *, students: int, lessons: int, seed: int) -
             await session.execute(insert(QuestionAttempt), attempts[chunk : chunk + 20_000])
         for chunk in range(0, len(submissions), 5_000):
             await session.execute(insert(Submission), submissions[chunk : chunk + 5_000])
+        # Loaded in bulk, not recorded one by one: the students' records (item_progress) are
+        # made from them as migration 0021 fills them on an existing database.
+        await item_progress.rebuild(session=session)
     # Planner statistics, as autovacuum (PostgreSQL) or `PRAGMA optimize` would gather them
     # on a live database; without them a freshly bulk-loaded table is planned blind.
     async with writer() as session, session.begin():

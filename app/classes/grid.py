@@ -59,18 +59,14 @@ from app.models import (
     Exercise,
     Lesson,
     Question,
-    QuestionAttempt,
     RevealReason,
     SolutionReveal,
-    Submission,
-    SubmissionMode,
-    SubmissionStatus,
     User,
-    Verdict,
     utcnow,
 )
 from app.models.attempt import QuestionReveal
 from app.models.content import translated
+from app.models.item_progress import EXERCISE, QUESTION, ItemProgress
 
 __all__ = ["STATES", "STATE_LABELS", "STATE_SYMBOLS", "State", "state_of"]
 
@@ -168,13 +164,17 @@ def settle(
 
 @dataclass(slots=True)
 class _Stats:
-    correct: int = 0
+    """One student's work on one lesson's live items."""
+
+    questions_correct: int = 0
+    exercises_passed: int = 0
     attempts: int = 0
     last: datetime | None = None
     # The latest of the items' first successes: when the last item done was done.
     done_at: datetime | None = None
-    # Items first done by the student's effective due date (cell_stats with a class).
-    on_time: int = 0
+    # Items first done by the student's effective due date (cell_stats with a class; None
+    # without one: not counted).
+    on_time: int | None = None
 
 
 async def lesson_columns(*, session: AsyncSession, class_id: int) -> tuple[list[GridLesson], bool]:
@@ -234,42 +234,28 @@ async def item_totals(
     return q_total, e_total
 
 
-def _per_question(students: Callable[[Any], ColumnElement[bool]], slugs: list[str]) -> Any:
-    """Per (student, live question): right at least once, answers, last and first right."""
+def _live_items(students: Callable[[Any], ColumnElement[bool]], slugs: list[str]) -> Any:
+    """Per (student, live item of the lessons), the students' records (item_progress, one row
+    per student and item, its lesson copied in): no join, no per-item grouping; retired
+    items (few) are left out by id."""
+    retired_questions = select(Question.id).where(Question.retired)
+    retired_exercises = select(Exercise.id).where(Exercise.retired)
     return (
         select(
-            QuestionAttempt.user_id.label("user_id"),
-            Question.lesson_slug.label("slug"),
-            func.max(case((QuestionAttempt.correct, 1), else_=0)).label("ok"),
-            func.count().label("n"),
-            func.max(QuestionAttempt.created_at).label("last"),
-            func.min(case((QuestionAttempt.correct, QuestionAttempt.created_at))).label("first_ok"),
+            ItemProgress.user_id.label("user_id"),
+            ItemProgress.kind.label("kind"),
+            ItemProgress.lesson_slug.label("slug"),
+            ItemProgress.attempts.label("n"),
+            ItemProgress.last_at.label("last"),
+            ItemProgress.first_ok_at.label("first_ok"),
         )
-        .join(Question, Question.id == QuestionAttempt.question_id)
-        .where(students(QuestionAttempt.user_id), ~Question.retired)
-        .where(Question.lesson_slug.in_(slugs))
-        .group_by(QuestionAttempt.user_id, QuestionAttempt.question_id, Question.lesson_slug)
-        .subquery()
-    )
-
-
-def _per_exercise(students: Callable[[Any], ColumnElement[bool]], slugs: list[str]) -> Any:
-    """Per (student, live exercise): passed, graded submissions, last and first passed."""
-    passed = Submission.verdict == Verdict.PASSED
-    return (
-        select(
-            Submission.user_id.label("user_id"),
-            Exercise.lesson_slug.label("slug"),
-            func.max(case((passed, 1), else_=0)).label("ok"),
-            func.count().label("n"),
-            func.max(Submission.created_at).label("last"),
-            func.min(case((passed, Submission.created_at))).label("first_ok"),
+        .where(students(ItemProgress.user_id), ItemProgress.lesson_slug.in_(slugs))
+        .where(
+            or_(
+                and_(ItemProgress.kind == QUESTION, ItemProgress.item_id.not_in(retired_questions)),
+                and_(ItemProgress.kind == EXERCISE, ItemProgress.item_id.not_in(retired_exercises)),
+            )
         )
-        .join(Exercise, Exercise.id == Submission.exercise_id)
-        .where(students(Submission.user_id), ~Exercise.retired)
-        .where(Exercise.lesson_slug.in_(slugs))
-        .where(Submission.mode == SubmissionMode.GRADE, Submission.status == SubmissionStatus.DONE)
-        .group_by(Submission.user_id, Submission.exercise_id, Exercise.lesson_slug)
         .subquery()
     )
 
@@ -280,34 +266,33 @@ async def cell_stats(
     students: Callable[[Any], ColumnElement[bool]],
     slugs: list[str],
     class_id: int | None = None,
-) -> tuple[dict[tuple[int, str], _Stats], dict[tuple[int, str], _Stats]]:
-    """Per (student, lesson): questions right and answers given; exercises passed and graded
-    submissions. `students` filters user ids (a class's members, or one student). With a
-    `class_id`, also the items first done by each student's effective due date (their
-    extension, else the assignment's; every item done where there is no due date)."""
-    # Two levels of GROUP BY (per item, then per lesson) rather than COUNT(DISTINCT ...):
-    # hash aggregates all the way, which PostgreSQL runs several times faster. The due
-    # dates are joined at the second level, so the items are read once, not once more for
-    # the on-time counts.
+) -> dict[tuple[int, str], _Stats]:
+    """Per (student, lesson) with any work: questions right, exercises passed, attempts (answers
+    and graded submissions), in one query over the students' records (app/item_progress.py).
+    `students` filters user ids (a class's members, or one student). With a `class_id`, also
+    the items first done by each student's effective due date (their extension, else the
+    assignment's; every item done where there is no due date)."""
+    items = _live_items(students, slugs)
+    done = items.c.first_ok.is_not(None)
 
-    def per_lesson(items: Any) -> Any:
+    def count(condition: ColumnElement[bool]) -> Any:
         # SUM is NUMERIC on PostgreSQL (Decimal in Python): cast, it is a small count.
-        query = select(
-            items.c.user_id,
-            items.c.slug,
-            cast(func.sum(items.c.ok), Integer),
-            cast(func.sum(items.c.n), Integer),
-            func.max(items.c.last),
-            func.max(items.c.first_ok),
-        ).group_by(items.c.user_id, items.c.slug)
-        if class_id is None:
-            return query.add_columns(literal(0))
+        return cast(func.sum(case((condition, 1), else_=0)), Integer)
+
+    query = select(
+        items.c.user_id,
+        items.c.slug,
+        count(and_(done, items.c.kind == QUESTION)),
+        count(and_(done, items.c.kind == EXERCISE)),
+        cast(func.sum(items.c.n), Integer),
+        func.max(items.c.last),
+        func.max(items.c.first_ok),
+    ).group_by(items.c.user_id, items.c.slug)
+    if class_id is not None:
+        # The due dates joined here, so the on-time counts come from the same rows.
         due_at = func.coalesce(DueExtension.due_at, ClassAssignment.due_at)
-        on_time = and_(
-            items.c.first_ok.is_not(None), or_(due_at.is_(None), items.c.first_ok <= due_at)
-        )
-        return (
-            query.add_columns(cast(func.sum(case((on_time, 1), else_=0)), Integer))
+        query = (
+            query.add_columns(count(and_(done, or_(due_at.is_(None), items.c.first_ok <= due_at))))
             .select_from(items)
             .outerjoin(
                 ClassAssignment,
@@ -324,30 +309,11 @@ async def cell_stats(
                 ),
             )
         )
-
-    q_rows = await session.execute(per_lesson(_per_question(students, slugs)))
-    s_rows = await session.execute(per_lesson(_per_exercise(students, slugs)))
-    questions = {
-        (user, slug): _Stats(int(right), int(n), last, done, int(on_time))
-        for user, slug, right, n, last, done, on_time in q_rows
-    }
-    exercises = {
-        (user, slug): _Stats(int(passed), int(n), last, done, int(on_time))
-        for user, slug, passed, n, last, done, on_time in s_rows
-    }
-    return questions, exercises
-
-
-def on_time_counts(
-    stats: tuple[dict[tuple[int, str], _Stats], dict[tuple[int, str], _Stats]],
-) -> dict[tuple[int, str], int]:
-    """Per (student, lesson): the items done by the due date, from `cell_stats` asked with
-    the class."""
-    questions, exercises = stats
     return {
-        key: (questions[key].on_time if key in questions else 0)
-        + (exercises[key].on_time if key in exercises else 0)
-        for key in questions.keys() | exercises.keys()
+        (row[0], row[1]): _Stats(
+            row[2], row[3], row[4], row[5], row[6], row[7] if class_id is not None else None
+        )
+        for row in await session.execute(query)
     }
 
 
@@ -360,6 +326,7 @@ class SolutionViews:
 
 
 NO_VIEWS = SolutionViews()
+_NO_WORK = _Stats()
 
 
 async def given_up_counts(
@@ -402,59 +369,75 @@ def fill_cells(
     student_ids: list[int],
     lessons: list[GridLesson],
     totals: tuple[dict[str, int], dict[str, int]],
-    stats: tuple[dict[tuple[int, str], _Stats], dict[tuple[int, str], _Stats]],
+    stats: dict[tuple[int, str], _Stats],
     now: datetime,
     given_up: dict[tuple[int, str], SolutionViews] | None = None,
     extensions: dict[tuple[int, str], datetime] | None = None,
-    on_time: dict[tuple[int, str], int] | None = None,
+    on_time_counted: bool = False,
 ) -> dict[tuple[int, str], Cell]:
-    """`on_time`: items done by the due date, from `on_time_counts` (None: not counted)."""
+    """Every (student, lesson) cell, settled (`settle`). `on_time_counted`: `stats` came with
+    a class's due dates (`cell_stats`'s `class_id`). A class's grid is mostly cells with
+    nothing tried: those of one lesson are alike, so one is settled per lesson and copied."""
+    untouched_on_time = 0 if on_time_counted else None
     q_total, e_total = totals
-    q_stats, e_stats = stats
-    empty = _Stats()
+    given_up = given_up or {}
+    extensions = extensions or {}
     cells: dict[tuple[int, str], Cell] = {}
     for lesson in lessons:
         slug = lesson.slug
         questions, exercises = q_total.get(slug, 0), e_total.get(slug, 0)
+        blank = settle(
+            Cell(0, slug, 0, questions, 0, exercises),
+            due_at=lesson.due_at,
+            extended_to=None,
+            policy=lesson.policy,
+            now=now,
+        )
         for student_id in student_ids:
             key = (student_id, slug)
-            q = q_stats.get(key, empty)
-            e = e_stats.get(key, empty)
-            views = (given_up or {}).get(key, NO_VIEWS)
+            work = stats.get(key)
+            views = given_up.get(key)
+            extended_to = extensions.get(key)
+            if work is None and views is None and extended_to is None:
+                cells[key] = Cell(
+                    student_id,
+                    slug,
+                    0,
+                    questions,
+                    0,
+                    exercises,
+                    state=blank.state,
+                    due_at=blank.due_at,
+                    late_by_hours=blank.late_by_hours,
+                    items_on_time=untouched_on_time,
+                )
+                continue
+            on_time = untouched_on_time if work is None else work.on_time
+            work = work or _NO_WORK
+            views = views or NO_VIEWS
             cell = Cell(
                 student_id,
                 slug,
-                q.correct,
+                work.questions_correct,
                 questions,
-                e.correct,
+                work.exercises_passed,
                 exercises,
-                q.attempts + e.attempts,
-                _latest(q.last, e.last),
+                work.attempts,
+                work.last,
                 exercises_given_up=views.exercises_given_up,
-                items_on_time=None if on_time is None else on_time.get(key, 0),
+                items_on_time=on_time,
                 answers_requested=views.answers_requested,
             )
             if cell.items_total and cell.items_done >= cell.items_total:
-                cell.completed_at = _latest(q.done_at, e.done_at)
-            settle(
-                cell,
-                due_at=lesson.due_at,
-                extended_to=(extensions or {}).get(key),
-                policy=lesson.policy,
-                now=now,
+                cell.completed_at = work.done_at
+            cells[key] = settle(
+                cell, due_at=lesson.due_at, extended_to=extended_to, policy=lesson.policy, now=now
             )
-            cells[key] = cell
     return cells
 
 
-def _latest(a: datetime | None, b: datetime | None) -> datetime | None:
-    if a is None or b is None:
-        return a or b
-    return max(a, b)
-
-
 async def build_grid(*, session: AsyncSession, class_id: int, now: datetime | None = None) -> Grid:
-    """The whole grid of a class in nine queries."""
+    """The whole grid of a class in six queries (seven while nothing is assigned)."""
     now = now or utcnow()
     students = sorted(
         (
@@ -489,7 +472,7 @@ async def build_grid(*, session: AsyncSession, class_id: int, now: datetime | No
         now=now,
         given_up=given_up,
         extensions=await class_extensions(session=session, class_id=class_id),
-        on_time=on_time_counts(stats),
+        on_time_counted=True,
     )
     return Grid(students, lessons, cells, assigned)
 
@@ -539,7 +522,7 @@ async def class_cell(
         extensions=await class_extensions(
             session=session, class_id=class_id, student_id=student_id
         ),
-        on_time=on_time_counts(stats),
+        on_time_counted=True,
     )
     return cells[(student_id, lesson.slug)]
 

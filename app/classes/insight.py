@@ -2,21 +2,23 @@
 right, the attempts it took them, and the most common wrong answers, outputs and errors.
 
 Everything is aggregated in SQL (GROUP BY, a window function for the top wrong answers), so
-the number of queries does not grow with the class; only the selected lesson's failed runs
-are read row by row, to name their error types from stderr.
+the number of queries does not grow with the class. Who tried and who got each item right,
+and the attempts it took, come from the students' records (app/item_progress.py: one row
+per student and item); only the selected lesson's answers and graded submissions are read,
+its wrong answers grouped in SQL, its failed runs row by row to name their error types.
 """
 
 from __future__ import annotations
 
 import json
 from collections import Counter, defaultdict
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from statistics import fmean
 from typing import Any
 
 from sqlalchemy import (
     ColumnElement,
-    Integer,
     Text,
     and_,
     case,
@@ -24,6 +26,7 @@ from sqlalchemy import (
     distinct,
     func,
     literal,
+    or_,
     select,
     union_all,
 )
@@ -49,6 +52,7 @@ from app.models import (
 )
 from app.models.attempt import QuestionReveal
 from app.models.content import translated
+from app.models.item_progress import EXERCISE, QUESTION, ItemProgress
 from app.submissions.diff import DiffRow, aligned_rows, expected_on
 
 TOP = 5
@@ -69,6 +73,12 @@ class Count:
     cluster: str | None = None
     hint: HintView | None = None
     verdict: str | None = None  # a verdict's count: the verdict (its label is for the API)
+
+    @property
+    def grid_query(self) -> str:
+        """The grid's query naming these students, each parameter followed by "&" (the page
+        links the grid filtered to them; a group can hold hundreds)."""
+        return "".join(f"student={i}&" for i in self.student_ids)
 
 
 @dataclass
@@ -193,41 +203,7 @@ COARSE: dict[str, str] = {
 }
 
 
-def _histogram(numbered: Any, success: Any) -> Any:
-    """Per item, how many students first succeeded at their n-th attempt: rows of (item, n,
-    students), n NULL for the students who tried and never succeeded."""
-    first = (
-        select(numbered.c.item, func.min(case((success, numbered.c.n))).label("n"))
-        .group_by(numbered.c.item, numbered.c.user_id)
-        .subquery()
-    )
-    return select(first.c.item, first.c.n, func.count()).group_by(first.c.item, first.c.n)
-
-
-def _count_histogram(items: dict[str, Item], rows: Any) -> None:
-    for ident, n, students in rows:
-        if n is not None:
-            items[ident].attempts_histogram[int(n)] = int(students)
-
-
-def _tried_and_right(per_student: Any) -> Any:
-    """Per item, from rows of (item, student, 1 if ever right else 0): (item, students who
-    tried, students right). Two GROUP BYs rather than COUNT(DISTINCT): hash aggregates."""
-    return select(
-        per_student.c.item, func.count(), cast(func.sum(per_student.c.ok), Integer)
-    ).group_by(per_student.c.item)
-
-
-def _count_tried(items: dict[str, Item], rows: Any) -> None:
-    for ident, tried, right in rows:
-        items[ident].students_tried = int(tried)
-        items[ident].students_right = int(right or 0)
-
-
-async def _question_items(
-    session: AsyncSession, class_id: int, slugs: list[str]
-) -> dict[str, Item]:
-    members = active_members(class_id)
+async def _question_items(session: AsyncSession, slugs: list[str]) -> dict[str, Item]:
     rows = await session.execute(
         select(
             Question.id,
@@ -244,25 +220,10 @@ async def _question_items(
         qid: Item(qid, kind, slug, plain(translated(words, language, "prompt_html", prompt)), index)
         for index, (qid, slug, kind, prompt, words) in enumerate(rows)
     }
-    if not items:
-        return items
-    per_student = (
-        select(
-            QuestionAttempt.question_id.label("item"),
-            func.max(case((QuestionAttempt.correct, 1), else_=0)).label("ok"),
-        )
-        .where(QuestionAttempt.user_id.in_(members))
-        .where(QuestionAttempt.question_id.in_(list(items)))
-        .group_by(QuestionAttempt.question_id, QuestionAttempt.user_id)
-        .subquery()
-    )
-    _count_tried(items, await session.execute(_tried_and_right(per_student)))
     return items
 
 
-async def _exercise_items(
-    session: AsyncSession, class_id: int, slugs: list[str]
-) -> dict[str, Item]:
+async def _exercise_items(session: AsyncSession, slugs: list[str]) -> dict[str, Item]:
     rows = await session.execute(
         select(
             Exercise.id,
@@ -286,19 +247,35 @@ async def _exercise_items(
         )
         for index, (eid, slug, title, expected, words) in enumerate(rows)
     }
-    if not items:
-        return items
-    per_student = (
-        select(
-            Submission.exercise_id.label("item"),
-            func.max(case((Submission.verdict == Verdict.PASSED, 1), else_=0)).label("ok"),
-        )
-        .where(_graded(class_id, list(items)))
-        .group_by(Submission.exercise_id, Submission.user_id)
-        .subquery()
-    )
-    _count_tried(items, await session.execute(_tried_and_right(per_student)))
     return items
+
+
+async def _item_counts(
+    session: AsyncSession, class_id: int, questions: dict[str, Item], exercises: dict[str, Item]
+) -> None:
+    """Per item, in one query over the students' records (app/item_progress.py, which keep
+    the number of the attempt that first succeeded): the students who tried it, those who
+    got it right, and at which attempt they first did (the histogram)."""
+    if not questions and not exercises:
+        return
+    rows = await session.execute(
+        select(ItemProgress.kind, ItemProgress.item_id, ItemProgress.first_ok_n, func.count())
+        .where(ItemProgress.user_id.in_(active_members(class_id)), _of_items(questions, exercises))
+        .group_by(ItemProgress.kind, ItemProgress.item_id, ItemProgress.first_ok_n)
+    )
+    for kind, ident, n, students in rows:
+        item = (questions if kind == QUESTION else exercises)[ident]
+        item.students_tried += students
+        if n is not None:  # NULL: tried, never right
+            item.students_right += students
+            item.attempts_histogram[n] = students
+
+
+def _of_items(questions: Iterable[str], exercises: Iterable[str]) -> ColumnElement[bool]:
+    return or_(
+        and_(ItemProgress.kind == QUESTION, ItemProgress.item_id.in_(list(questions))),
+        and_(ItemProgress.kind == EXERCISE, ItemProgress.item_id.in_(list(exercises))),
+    )
 
 
 def _graded(class_id: int, exercise_ids: list[str]) -> ColumnElement[bool]:
@@ -308,52 +285,6 @@ def _graded(class_id: int, exercise_ids: list[str]) -> ColumnElement[bool]:
         Submission.mode == SubmissionMode.GRADE,
         Submission.status == SubmissionStatus.DONE,
     )
-
-
-async def _attempt_histograms(session: AsyncSession, class_id: int, items: list[Item]) -> None:
-    """Attempts to success for some items (the selected lesson's and the hardest, the only
-    ones shown), in one query: per (student, item) the number of the first right answer or
-    passing submission, counted in one pass with a window function (no self-join)."""
-    members = active_members(class_id)
-    questions = [item.id for item in items if not item.is_code]
-    exercises = [item.id for item in items if item.is_code]
-    answers = (
-        select(
-            QuestionAttempt.question_id.label("item"),
-            QuestionAttempt.user_id.label("user_id"),
-            QuestionAttempt.correct.label("ok"),
-            func.row_number()
-            .over(
-                partition_by=(QuestionAttempt.user_id, QuestionAttempt.question_id),
-                order_by=QuestionAttempt.id,
-            )
-            .label("n"),
-        )
-        .where(QuestionAttempt.user_id.in_(members))
-        .where(QuestionAttempt.question_id.in_(questions))
-        .subquery()
-    )
-    submissions = (
-        select(
-            Submission.exercise_id.label("item"),
-            Submission.user_id.label("user_id"),
-            (Submission.verdict == Verdict.PASSED).label("ok"),
-            func.row_number()
-            .over(
-                partition_by=(Submission.user_id, Submission.exercise_id),
-                order_by=Submission.id,
-            )
-            .label("n"),
-        )
-        .where(_graded(class_id, exercises))
-        .subquery()
-    )
-    if not items:
-        return
-    rows = await session.execute(
-        union_all(_histogram(answers, answers.c.ok), _histogram(submissions, submissions.c.ok))
-    )
-    _count_histogram({item.id: item for item in items}, rows)
 
 
 async def _solution_views(
@@ -460,17 +391,17 @@ async def _code_failures(session: AsyncSession, class_id: int, items: dict[str, 
     with its students and one sample submission (the first, by id)."""
     if not items:
         return
+    # A passing submission counts for its verdict only: its runs and code are not read.
+    failed = Submission.verdict != Verdict.PASSED
     rows = await session.execute(
         select(
             Submission.user_id,
             Submission.exercise_id,
             Submission.verdict,
-            Submission.runs,
-            Submission.code,
+            case((failed, Submission.runs)),
+            case((failed, Submission.code)),
         )
-        .where(Submission.user_id.in_(active_members(class_id)))
-        .where(Submission.exercise_id.in_(list(items)))
-        .where(Submission.mode == SubmissionMode.GRADE, Submission.status == SubmissionStatus.DONE)
+        .where(_graded(class_id, list(items)))
         .order_by(Submission.id)
     )
     verdicts: dict[str, dict[str, set[int]]] = defaultdict(lambda: defaultdict(set))
@@ -559,8 +490,9 @@ async def build_insight(
     selected = lesson if lesson in slugs else (slugs[0] if slugs else None)
     if not slugs:
         return Insight(students, [], None, [], [])
-    questions = await _question_items(session, class_id, slugs)
-    exercises = await _exercise_items(session, class_id, slugs)
+    questions = await _question_items(session, slugs)
+    exercises = await _exercise_items(session, slugs)
+    await _item_counts(session, class_id, questions, exercises)
     await _solution_views(session, class_id, questions, exercises)
     chosen_questions = {k: v for k, v in questions.items() if v.lesson_slug == selected}
     chosen_exercises = {k: v for k, v in exercises.items() if v.lesson_slug == selected}
@@ -575,9 +507,6 @@ async def build_insight(
         (item for item in every if item.students_tried),
         key=lambda item: (item.share_right_of_tried, -item.students_tried, item.id),
     )[:10]
-    shown = {item.id: item for item in [*chosen_questions.values(), *chosen_exercises.values()]}
-    shown |= {item.id: item for item in hardest}
-    await _attempt_histograms(session, class_id, list(shown.values()))
     return Insight(
         students=students,
         lessons=_summaries(grid),

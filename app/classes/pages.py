@@ -39,6 +39,7 @@ from app.classes.grid import (
     pick_lesson,
     view_grid,
 )
+from app.classes.grid_cells import CellWriter
 from app.classes.home import student_home
 from app.classes.insight import INSIGHT_LABELS, INSIGHT_SYMBOLS, build_insight
 from app.classes.item_summary import spent_label, summarize
@@ -592,8 +593,7 @@ async def grid_page(
             "grid": grid,
             "view": view,
             "density": shown_density,
-            # Translated once, not once a cell.
-            "state_words": {key: gettext(label) for key, label in STATE_LABELS.items()},
+            "cell_html": CellWriter(class_id=class_id, compact=shown_density == "compact"),
             "expanded": expanded,
             "params": params,
             "link": _link_maker(request.url.path, params),

@@ -26,7 +26,7 @@ from app.classes.drilldown import HintEvent as HintRow
 from app.classes.drilldown import SubmissionEvent as SubmissionRow
 from app.classes.drilldown import lesson_events
 from app.classes.due import effective_due
-from app.classes.export import grid_csv
+from app.classes.export import grid_csv, grid_json
 from app.classes.gradebook import Dialect, attachment, first_successes, gradebook_csv, lesson_items
 from app.classes.grid import (
     GridLesson,
@@ -394,19 +394,18 @@ def assignment_out(row: service.AssignmentRow) -> AssignmentOut:
     )
 
 
-@router.get("/api/classes/{class_id}/progress")
-async def progress(class_id: ClassId, teacher: Teacher, session: SessionDep) -> ProgressOut:
+@router.get("/api/classes/{class_id}/progress", response_model=ProgressOut)
+async def progress(class_id: ClassId, teacher: Teacher, session: SessionDep) -> Response:
     """Students by lessons: the class's assigned lessons, or every lesson while none is."""
     await own_class(session=session, teacher=teacher, class_id=class_id)
     grid = await build_grid(session=session, class_id=class_id)
-    return ProgressOut(
-        students=[student_ref(s) for s in grid.students],
-        lessons=[lesson_column(lesson) for lesson in grid.lessons],
-        cells=[
-            CellOut.model_validate(grid.cell(s.id, lesson.slug), from_attributes=True)
-            for s in grid.students
-            for lesson in grid.lessons
-        ],
+    return Response(
+        grid_json(
+            grid,
+            students=[student_ref(s) for s in grid.students],
+            lessons=[lesson_column(lesson) for lesson in grid.lessons],
+        ),
+        media_type="application/json",
     )
 
 

@@ -7,6 +7,7 @@ from typing import Any, TypeVar
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from app import item_progress
 from app.content.loader import Catalog
 from app.models import Base, Exercise, Lesson, Question, Track
 from app.submissions import regrade
@@ -106,6 +107,7 @@ async def sync_catalog(*, session: AsyncSession, catalog: Catalog) -> None:
     current = await _rows(session, Exercise, "id")
     before = {ident: regrade.exercise_fingerprint(row) for ident, row in current.items()}
     await _upsert(session, Exercise, "id", exercises, current)
+    await item_progress.follow_lessons(session=session)  # items moved to another lesson
     await _regrade_changed(session, before, exercises)
 
 

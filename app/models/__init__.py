@@ -6,6 +6,7 @@ from app.models.classroom import ClassAssignment, ClassMember, Classroom, ClassT
 from app.models.comment import Comment
 from app.models.content import Exercise, HintOpening, Lesson, Question, Track
 from app.models.extension import DueExtension
+from app.models.item_progress import ItemProgress
 from app.models.limit import RateCount
 from app.models.login import LoginSession, LoginSuccess
 from app.models.lti import (
@@ -41,6 +42,7 @@ __all__ = [
     "DueExtension",
     "Exercise",
     "HintOpening",
+    "ItemProgress",
     "Lesson",
     "LoginFailure",
     "LoginSession",

@@ -10,6 +10,7 @@ from typing import Any
 from sqlalchemy import func, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from app import item_progress
 from app.db import insert_for
 from app.i18n import DEFAULT_LANGUAGE
 from app.lti import grades
@@ -61,15 +62,18 @@ async def answer_question(
     public, key = question.in_language("public", language), question.in_language("key", language)
     checked = kind.check(public, key, answer)
     before = await standing(session=session, user_id=user_id, question=question)
-    session.add(
-        QuestionAttempt(
-            user_id=user_id,
-            question_id=question.id,
-            answer=checked.recorded,
-            correct=checked.correct,
-        )
+    attempt = QuestionAttempt(
+        user_id=user_id, question_id=question.id, answer=checked.recorded, correct=checked.correct
     )
+    session.add(attempt)
     await session.flush()
+    await item_progress.answer_recorded(
+        session=session,
+        user_id=user_id,
+        question=question,
+        correct=checked.correct,
+        at=attempt.created_at,
+    )
     await grades.progress_changed(
         session=session, user_ids=[user_id], lesson_slug=question.lesson_slug
     )

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from sqlalchemy import Integer, insert, literal, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from app import item_progress
 from app.db import Database
 from app.lti import grades
 from app.models import (
@@ -305,6 +306,12 @@ async def apply(*, session: AsyncSession, regrade: Regrade, user_id: int | None)
     )
     regrade.status, regrade.applied_at, regrade.applied_by = RegradeStatus.APPLIED, now, user_id
     await session.flush()
+    # New verdicts rewrite history: the students' records on the exercise, made again.
+    await item_progress.rebuild(
+        session=session,
+        users={submission.user_id for _result, submission in results},
+        exercises=[regrade.exercise_id],
+    )
     await grades.exercise_progress_changed(  # the LMS's gradebook, if linked
         session=session,
         user_ids={submission.user_id for _result, submission in results},

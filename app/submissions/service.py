@@ -9,7 +9,7 @@ from sqlalchemy import ColumnElement, Table, case, func, insert, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.orm.attributes import set_committed_value
 
-from app import metrics
+from app import item_progress, metrics
 from app.db import execute_core, insert_for
 from app.lessons.catalog import is_live
 from app.lti import grades
@@ -246,6 +246,7 @@ async def _finish_if_complete(
         metrics.submission_finished(
             session, mode=submission.mode, status=outcome["status"], verdict=outcome["verdict"]
         )
+        await item_progress.submission_finished(session=session, submission=submission)
         copied = [run for run in runs if run["device"] not in bare]
         await storage.drop_run_copies(session=session, submission_id=submission.id, runs=copied)
         await storage.compact(

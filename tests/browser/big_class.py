@@ -24,6 +24,7 @@ from typing import Any
 
 from sqlalchemy import insert, select
 
+from app import item_progress
 from app.auth.security import hash_password
 from app.classes import service
 from app.db import Database
@@ -409,6 +410,9 @@ async def _fill(session: Any, teacher_name: str, suffix: str, rng: random.Random
 
     await session.execute(insert(QuestionAttempt), answers)
     await session.execute(insert(Submission), submissions)
+    # Inserted in bulk, not recorded one by one: the students' records made from them, as
+    # migration 0021 fills them (app/item_progress.py).
+    await item_progress.rebuild(session=session, users=student_ids)
     if reveals:
         await session.execute(insert(SolutionReveal), reveals)
     big.answers, big.submissions = len(answers), len(submissions)

@@ -25,6 +25,7 @@ from tests.app.classes.conftest import (
     add_person,
     add_submission,
     lesson_items,
+    recorded,
     set_due,
 )
 
@@ -40,6 +41,8 @@ async def answered(db: Database, person: Person, question_id: str, ok: bool, at:
                 user_id=person.id, question_id=question_id, answer=0, correct=ok, created_at=at
             )
         )
+        await session.flush()
+        await recorded(session, person.id)
         await session.commit()
 
 

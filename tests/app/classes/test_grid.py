@@ -24,6 +24,7 @@ from tests.app.classes.conftest import (
     add_students,
     add_submission,
     lesson_items,
+    recorded,
     right_answer,
     set_due,
     wrong_answer,
@@ -290,6 +291,8 @@ async def grow_class(db: Database, class_id: int, students: int) -> None:
                         created_at=now,
                     )
                 )
+        await session.flush()
+        await recorded(session, *ids)
         await session.commit()
 
 

@@ -19,6 +19,7 @@ from tests.app.classes.conftest import (
     World,
     add_submission,
     lesson_items,
+    recorded,
     wrong_answer,
 )
 
@@ -60,6 +61,8 @@ async def add_runs(
             finished_at=utcnow() + timedelta(seconds=1),
         )
         session.add(row)
+        await session.flush()
+        await recorded(session, user_id)
         await session.commit()
         return row.id
 
