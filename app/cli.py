@@ -28,7 +28,7 @@ def _serve(settings: Settings, args: argparse.Namespace) -> int:
         "proxy_headers": True,
         "log_level": "info",
         # A process told to stop finishes the requests it has (long polls answer at once:
-        # app/submissions/waiting.py) and then goes; this bounds a request that hangs.
+        # app/grading/waiting.py) and then goes; this bounds a request that hangs.
         "timeout_graceful_shutdown": GRACEFUL_S,
     }
     if args.workers <= 1:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
-from typing import Annotated, Any, Unpack
+from typing import Annotated, Any
 
 from fastapi import Depends, Request
 from sqlalchemy import CursorResult, Executable, event
@@ -119,7 +119,7 @@ def insert_for(session: AsyncSession) -> Any:
 
 async def execute_core(
     session: AsyncSession, statement: Executable, parameters: dict[str, Any] | None = None
-) -> CursorResult[Unpack[tuple[Any, ...]]]:
+) -> CursorResult[*tuple[Any, ...]]:
     """Run `statement` in the session's transaction on its connection, past the ORM's
     per-statement work for UPDATE and INSERT (bulk bookkeeping, identity-map
     synchronisation): several times the cost of the statement itself on the path of every

@@ -29,6 +29,8 @@ from app.classes import router as class_router
 from app.config import REPO_ROOT, Settings, get_settings
 from app.content import ContentError, load_catalog, sync_catalog
 from app.db import Database
+from app.grading.backend import start_grading
+from app.grading.waiting import end_waits_on_stop
 from app.i18n import LanguageMiddleware, gettext
 from app.lessons import dashboard, workbench
 from app.lessons import pages as lesson_pages
@@ -39,8 +41,6 @@ from app.quizzes import router as quiz_router
 from app.submissions import pages as submission_pages
 from app.submissions import present, regrade_router
 from app.submissions import router as submission_router
-from app.submissions.grading import start_grading
-from app.submissions.waiting import end_waits_on_stop
 from app.text_input import refuse_invalid_text
 from app.web import login
 from app.web.credentials import SESSION_COOKIE

@@ -30,6 +30,8 @@ from sqlalchemy import func, insert, select, update  # noqa: E402
 from app import migrations  # noqa: E402
 from app.config import Settings  # noqa: E402
 from app.db import Database  # noqa: E402
+from app.grading.backend import start_grading  # noqa: E402
+from app.grading.dispatch import EmbeddedGrading  # noqa: E402
 from app.main import load_content  # noqa: E402
 from app.models import (  # noqa: E402
     Exercise,
@@ -45,8 +47,6 @@ from app.models import (  # noqa: E402
     utcnow,
 )
 from app.submissions import regrade  # noqa: E402
-from app.submissions.dispatch import EmbeddedGrading  # noqa: E402
-from app.submissions.grading import start_grading  # noqa: E402
 
 EXERCISE = "gpu-support-device-independent"
 SOLUTION = (ROOT / "exercises/lessons/gpu-support/exercises" / EXERCISE / "solution.py").read_text()

@@ -7,9 +7,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from app.grading import jobs
 from app.i18n import N_, gettext
 from app.models import RunVerdict, SubmissionMode
-from app.submissions import jobs
 
 VERDICTS = {
     "passed": N_("Passed"),
@@ -38,7 +38,7 @@ def verdict_label(verdict: str | None) -> str:
 
 def try_out_matches(runs: list[dict[str, Any]]) -> bool | None:
     """A try-out's one run: whether its output matched the expected output (None: not
-    checked, see app.submissions.jobs.checked_try_out)."""
+    checked, see app.grading.jobs.checked_try_out)."""
     return runs[0].get("output_matches") if runs else None
 
 

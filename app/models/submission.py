@@ -54,7 +54,7 @@ class Submission(Base):
     attempts: Mapped[int] = mapped_column(Integer, default=0)
     lease_expires_at: Mapped[datetime | None] = mapped_column(default=None)
     # When it was handed to the graders; NULL while it waits behind the student's own
-    # earlier submissions (fair dispatch: app/submissions/fairness.py).
+    # earlier submissions (fair dispatch: app/grading/fairness.py).
     dispatched_at: Mapped[datetime | None] = mapped_column(default=None)
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
     started_at: Mapped[datetime | None] = mapped_column(default=None)

@@ -13,7 +13,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from app.models import Submission
 
 if TYPE_CHECKING:
-    from app.submissions.grading import GradingBackend
+    from app.grading.backend import GradingBackend
 
 
 async def recent_by_exercise(

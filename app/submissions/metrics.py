@@ -14,7 +14,7 @@ from app.db import Database
 from app.models import User
 
 if TYPE_CHECKING:
-    from app.submissions.grading import GradingBackend
+    from app.grading.backend import GradingBackend
 
 TOP_USERS = 10  # users named in tensorcamp_stored_bytes_user: a bounded set of series
 

@@ -9,12 +9,12 @@ from typing import Any
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from app.grading.fairness import Place
+from app.grading.jobs import hidden_checks
 from app.i18n import N_, gettext
 from app.lessons.catalog import live_exercise
 from app.models import RunVerdict, Submission
 from app.submissions import diff, storage
-from app.submissions.fairness import Place
-from app.submissions.jobs import hidden_checks
 from app.submissions.schemas import SubmissionOut
 
 # A timed-out run was killed by the grader: its exit code (-9) says nothing to a student,

@@ -341,7 +341,7 @@ def wake_graders(state: Any) -> None:
 
 class Regrader:
     """Grades regrade results one at a time when a grading worker has nothing live to do
-    (app/submissions/dispatch.py asks `step`; with Redis, app/submissions/remote_regrade.py).
+    (app/grading/dispatch.py asks `step`; with Redis, app/submissions/remote_regrade.py).
     The embedded grader's claims are kept in this process; `grade` and `claim` give the
     distributed mode's: jobs graded by the workers, results claimed in Redis."""
 
@@ -407,7 +407,7 @@ class Regrader:
             return None
 
     async def _regrade(self, result_id: int) -> None:
-        from app.submissions.jobs import job_for, summarize  # the grader package, on demand
+        from app.grading.jobs import job_for, summarize  # the grader package, on demand
 
         async with self.database.writer() as session, session.begin():
             row = (

@@ -26,7 +26,7 @@ from grader import Job, Run
 from grader.queueing import RunEvent, RunRequest, actor_for, queue_for
 
 if TYPE_CHECKING:
-    from app.submissions.distributed import DistributedGrading
+    from app.grading.distributed import DistributedGrading
 
 log = logging.getLogger(__name__)
 PREFIX = "regrade:"
@@ -68,7 +68,7 @@ class RemoteRegrades:
     async def grade(self, job: Job) -> list[dict[str, Any]]:
         """The job's runs, one per device, graded by the workers; a device no worker serves
         now is `not_graded`, as for live submissions."""
-        from app.submissions.distributed import not_graded_run
+        from app.grading.distributed import not_graded_run
 
         job_id = f"{PREFIX}{uuid.uuid4().hex}"
         live = await self.grading.workers()

@@ -13,13 +13,15 @@ from app.classes.output_hints import hints_for
 from app.config import Settings
 from app.db import SessionDep, get_database
 from app.errors import not_found, too_large, too_many
+from app.grading import fairness
+from app.grading.backend import GradingBackend
+from app.grading.fairness import Place
+from app.grading.waiting import long_polls, wait_for_submission
 from app.i18n import current_language
 from app.ids import DbId
 from app.lessons.catalog import live_exercise
 from app.models import RevealReason, Submission, SubmissionMode, SubmissionStatus, utcnow
-from app.submissions import fairness, paging, service
-from app.submissions.fairness import Place
-from app.submissions.grading import GradingBackend
+from app.submissions import paging, service
 from app.submissions.present import expected_for, submission_out
 from app.submissions.schemas import (
     CommentOut,
@@ -29,7 +31,6 @@ from app.submissions.schemas import (
     SubmissionOut,
 )
 from app.submissions.service import Admission
-from app.submissions.waiting import long_polls, wait_for_submission
 
 router = APIRouter(tags=["submissions"])
 Wait = Annotated[
@@ -94,7 +95,7 @@ async def accept_submission(
     """Shared by the API and the HTML form: checks, stores queued, and with `background`
     hands it to the graders once the unit of work has committed (without, the caller
     does: see `answer_submitted`). One that waits behind the student's own earlier
-    submissions is handed over when they finish (app/submissions/fairness.py)."""
+    submissions is handed over when they finish (app/grading/fairness.py)."""
     settings = request.app.state.settings
     if len(code.encode()) > settings.max_code_bytes:
         raise too_large(f"Code is limited to {settings.max_code_bytes // 1024} KiB.")

@@ -11,6 +11,7 @@ from sqlalchemy.orm.attributes import set_committed_value
 
 from app import item_progress, metrics
 from app.db import execute_core, insert_for
+from app.grading import fairness
 from app.lessons.catalog import is_live
 from app.lti import grades
 from app.models import (
@@ -25,7 +26,7 @@ from app.models import (
     Verdict,
     utcnow,
 )
-from app.submissions import fairness, storage
+from app.submissions import storage
 
 # The table itself, for statements that skip the ORM's bulk-DML path (see claim).
 SUBMISSIONS = cast(Table, Submission.__table__)
@@ -43,7 +44,7 @@ async def create_submission(
 ) -> Submission:
     """Stored `queued`; handed to the graders at once (`dispatched_at`) only if the student
     has fewer than `in_flight_limit` unfinished submissions, else it waits its turn
-    (app/submissions/fairness.py). Call it after `fairness.lock_student` in the same
+    (app/grading/fairness.py). Call it after `fairness.lock_student` in the same
     transaction, as the router does before counting what admission depends on: the count
     of unfinished submissions inside the INSERT is only right then."""
     devices = ["cpu"] if mode == SubmissionMode.RUN else list(exercise.devices)
@@ -156,7 +157,7 @@ async def record_runs(
         await session.flush()
         return "retry"
     if submission.mode == SubmissionMode.RUN:
-        from app.submissions.jobs import checked_try_out  # the grader package, on demand
+        from app.grading.jobs import checked_try_out  # the grader package, on demand
 
         exercise = await session.get_one(Exercise, submission.exercise_id)
         runs = [checked_try_out(run, exercise) for run in runs]
@@ -214,7 +215,7 @@ async def _finish_if_complete(
     if not set(submission.devices) <= set(stored):
         return
     runs = [stored[device] for device in submission.devices]
-    from app.submissions.jobs import summarize
+    from app.grading.jobs import summarize
 
     outcome = summarize(str(submission.id), runs)
     finished_at = utcnow()

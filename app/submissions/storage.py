@@ -26,8 +26,8 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.orm import aliased
 
 from app.db import execute_core
+from app.grading import fairness
 from app.models import Submission, SubmissionMode, SubmissionRun, SubmissionStatus, User, Verdict
-from app.submissions import fairness
 
 KEEP_BYTES = 2048  # of each output of an older attempt: its first and its last KiB
 OUTPUT_FIELDS = ("stdout", "stderr", "diff")

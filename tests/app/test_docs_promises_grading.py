@@ -13,10 +13,10 @@ import pytest
 
 from app.auth.service import create_user
 from app.db import Database
+from app.grading.distributed import NO_CPU_WORKER, DistributedGrading
 from app.lessons.catalog import live_exercise
 from app.models import Submission, SubmissionMode, SubmissionStatus, utcnow
 from app.submissions import service
-from app.submissions.distributed import NO_CPU_WORKER, DistributedGrading
 from tests.conftest import test_settings
 from tests.helpers import unique_name
 from tests.processes import PrivateRedis

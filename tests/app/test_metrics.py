@@ -24,10 +24,10 @@ from sqlalchemy import event
 from app import metrics
 from app.config import Settings
 from app.db import Database
+from app.grading.distributed import DistributedGrading
 from app.lessons.catalog import live_exercise
 from app.models.states import SubmissionMode
 from app.submissions import service
-from app.submissions.distributed import DistributedGrading
 from grader.queueing import actor_for, queue_for
 from tests.helpers import make_student, metric
 from tests.processes import Web, sign_up_student, wait_until

@@ -17,6 +17,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 import grader
 from app.content.schema import ComparisonFile, ExerciseFile, LimitsFile
 from app.db import Database
+from app.grading.jobs import summarize
 from app.models import (
     Base,
     Exercise,
@@ -30,7 +31,6 @@ from app.models import (
     User,
     Verdict,
 )
-from app.submissions.jobs import summarize
 from app.submissions.schemas import RunOut, SubmissionOut
 
 APP = Path(__file__).resolve().parents[2] / "app"

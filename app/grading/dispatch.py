@@ -18,9 +18,10 @@ from typing import TYPE_CHECKING, Protocol
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.db import Database
+from app.grading import fairness
 from app.metrics import MeasuredQueue
 from app.models import Exercise, Submission, SubmissionMode, SubmissionStatus
-from app.submissions import fairness, service
+from app.submissions import service
 from app.submissions.regrade import Regrader
 
 if TYPE_CHECKING:
@@ -198,7 +199,7 @@ class EmbeddedGrading:
         )
 
     async def _grade(self, submission_id: int) -> None:
-        from app.submissions.jobs import job_for  # the grader package, on demand
+        from app.grading.jobs import job_for  # the grader package, on demand
 
         # Each pass claims the row again, so a platform fault is retried at most
         # service.MAX_ATTEMPTS times in all, and a row finished elsewhere is left alone.

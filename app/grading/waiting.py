@@ -14,8 +14,8 @@ from types import FrameType
 from fastapi import FastAPI
 
 from app.db import Database
+from app.grading.dispatch import Finished, Notifier
 from app.models import Submission, SubmissionStatus
-from app.submissions.dispatch import Finished, Notifier
 
 POLL_S = 0.25
 # How long a wait is held at least before a newer one of its user may end it (LongPolls).

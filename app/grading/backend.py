@@ -7,7 +7,7 @@ from typing import Protocol
 
 from app.config import Settings
 from app.db import Database
-from app.submissions.dispatch import EmbeddedGrading, Notifier
+from app.grading.dispatch import EmbeddedGrading, Notifier
 
 log = logging.getLogger(__name__)
 
@@ -34,7 +34,7 @@ async def start_grading(settings: Settings, database: Database) -> GradingBacken
         log.warning("grading is disabled (GRADING_ENABLED=false): submissions stay queued")
         return None
     if settings.redis_url:
-        from app.submissions.distributed import DistributedGrading
+        from app.grading.distributed import DistributedGrading
 
         distributed = DistributedGrading(database=database, settings=settings)
         await distributed.start()

@@ -22,10 +22,11 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.config import Settings
 from app.db import Database
+from app.grading import fairness
+from app.grading.dispatch import Notifier
+from app.grading.jobs import job_for
 from app.models import Exercise, Submission, SubmissionMode, SubmissionStatus
-from app.submissions import fairness, service
-from app.submissions.dispatch import Notifier
-from app.submissions.jobs import job_for
+from app.submissions import service
 from app.submissions.remote_regrade import RemoteRegrades, is_regrade_job
 from grader import Run
 from grader.queueing import (
