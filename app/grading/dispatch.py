@@ -18,10 +18,9 @@ from typing import TYPE_CHECKING, Protocol
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.db import Database
-from app.grading import fairness
+from app.grading import fairness, recording
 from app.metrics import MeasuredQueue
 from app.models import Exercise, Submission, SubmissionMode, SubmissionStatus
-from app.submissions import service
 from app.submissions.regrade import Regrader
 
 if TYPE_CHECKING:
@@ -108,7 +107,7 @@ class EmbeddedGrading:
         self._tasks.append(asyncio.create_task(self._start_grader()))
         self._tasks += [asyncio.create_task(self._work()) for _ in range(self.concurrency)]
         async with self.database.writer() as session, session.begin():
-            unfinished = await service.unfinished_ids(session=session)
+            unfinished = await recording.unfinished_ids(session=session)
             # Those left waiting when the limit was lower, or by a process that died.
             released = await fairness.release_next(
                 session=session, limit=self.in_flight_per_student
@@ -181,7 +180,7 @@ class EmbeddedGrading:
         would hold up the student's next ones until a restart."""
         try:
             async with self.database.writer() as session, session.begin():
-                await service.fail(
+                await recording.fail(
                     session=session, submission_id=submission_id, detail=GRADING_FAILED
                 )
                 released = await self._release_after(session, submission_id)
@@ -202,12 +201,12 @@ class EmbeddedGrading:
         from app.grading.jobs import job_for  # the grader package, on demand
 
         # Each pass claims the row again, so a platform fault is retried at most
-        # service.MAX_ATTEMPTS times in all, and a row finished elsewhere is left alone.
+        # recording.MAX_ATTEMPTS times in all, and a row finished elsewhere is left alone.
         finished: Submission | None = None
         released: list[int] = []
         while True:
             async with self.database.writer() as session, session.begin():
-                submission = await service.claim(
+                submission = await recording.claim(
                     session=session, submission_id=submission_id, lease_s=self.lease_s
                 )
                 if submission is None:
@@ -230,7 +229,7 @@ class EmbeddedGrading:
                 # session's identity map), so it ends up holding the finished values: the
                 # waiters get it without reading it again.
                 session.add(submission)
-                outcome = await service.record_runs(
+                outcome = await recording.record_runs(
                     session=session,
                     submission_id=submission_id,
                     runs=[run.model_dump() for run in runs],

@@ -22,11 +22,10 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.config import Settings
 from app.db import Database
-from app.grading import fairness
+from app.grading import fairness, recording
 from app.grading.dispatch import Notifier
 from app.grading.jobs import job_for
 from app.models import Exercise, Submission, SubmissionMode, SubmissionStatus
-from app.submissions import service
 from app.submissions.remote_regrade import RemoteRegrades, is_regrade_job
 from grader import Run
 from grader.queueing import (
@@ -163,7 +162,7 @@ class DistributedGrading:
         live = await self.workers()
         released: list[int] = []
         async with self.database.writer() as session, session.begin():
-            submission = await service.take_for_delivery(
+            submission = await recording.take_for_delivery(
                 session=session,
                 submission_id=submission_id,
                 lease_s=self.settings.queued_lease_s,
@@ -172,7 +171,7 @@ class DistributedGrading:
             if submission is None:
                 return []
             if submission.attempts > self.settings.max_deliveries:
-                await service.fail(
+                await recording.fail(
                     session=session,
                     submission_id=submission_id,
                     detail=f"Grading did not finish after {self.settings.max_deliveries} tries.",
@@ -184,7 +183,7 @@ class DistributedGrading:
                 and live.get("cpu", 0) == 0
                 and self._missing_for_long("cpu")
             ):
-                finished = await service.fail(
+                finished = await recording.fail(
                     session=session, submission_id=submission_id, detail=NO_CPU_WORKER
                 )
             else:
@@ -198,14 +197,14 @@ class DistributedGrading:
                 done = (
                     set()
                     if first
-                    else await service.recorded_devices(
+                    else await recording.recorded_devices(
                         session=session, submission_id=submission_id
                     )
                 )
                 missing = [d for d in submission.devices if d not in done]
                 absent = [d for d in missing if d != "cpu" and live.get(d, 0) == 0]
                 if absent:
-                    await service.record_runs(
+                    await recording.record_runs(
                         session=session,
                         submission_id=submission_id,
                         runs=[not_graded_run(d) for d in absent],
@@ -280,7 +279,7 @@ class DistributedGrading:
                     )
                 await self._deliver_all(released, only_if_expired=False)
                 async with self.database.sessionmaker() as session:
-                    ids = await service.expired(session=session)
+                    ids = await recording.expired(session=session)
                 for submission_id in ids:
                     await self._resend_expired(submission_id)
             except Exception:
@@ -294,14 +293,14 @@ class DistributedGrading:
             if submission is None:
                 return
             status = submission.status
-            done = await service.recorded_devices(session=session, submission_id=submission_id)
+            done = await recording.recorded_devices(session=session, submission_id=submission_id)
             missing = [d for d in submission.devices if d not in done]
         if status == SubmissionStatus.QUEUED and await self._still_in_queue(submission_id, missing):
             live = await self.workers()
             # Waiting is worth it only while someone will take each of its messages.
             if all(self._served(device, live) for device in missing):
                 async with self.database.writer() as session, session.begin():
-                    await service.extend_queued_lease(
+                    await recording.extend_queued_lease(
                         session=session,
                         submission_id=submission_id,
                         lease_s=self.settings.queued_lease_s,
@@ -374,14 +373,14 @@ class DistributedGrading:
             return
         async with self.database.writer() as session, session.begin():
             if event.event in ("started", "alive"):
-                await service.mark_started(
+                await recording.mark_started(
                     session=session,
                     submission_id=submission_id,
                     lease_s=self.settings.running_lease_s,
                 )
                 return
             assert event.run is not None
-            outcome = await service.record_runs(
+            outcome = await recording.record_runs(
                 session=session,
                 submission_id=submission_id,
                 runs=[event.run.model_dump()],

@@ -24,6 +24,7 @@ from sqlalchemy import event
 from app import metrics
 from app.config import Settings
 from app.db import Database
+from app.grading import recording
 from app.grading.distributed import DistributedGrading
 from app.lessons.catalog import live_exercise
 from app.models.states import SubmissionMode
@@ -60,7 +61,7 @@ def value(text: str, name: str, **labels: str) -> float:
 
 async def graded(db: Database, verdicts: dict[str, str], *, commit: bool = True) -> int:
     """A submission whose runs are recorded as the graders record them (both modes go
-    through service.record_runs)."""
+    through recording.record_runs)."""
     _, user_id = await make_student(db)
     async with db.writer() as session:
         exercise = await live_exercise(session=session, exercise_id=EXERCISE)
@@ -69,7 +70,9 @@ async def graded(db: Database, verdicts: dict[str, str], *, commit: bool = True)
             session=session, user_id=user_id, exercise=exercise, code="print(1)\n"
         )
         runs = [run(device, verdicts[device]) for device in submission.devices]
-        outcome = await service.record_runs(session=session, submission_id=submission.id, runs=runs)
+        outcome = await recording.record_runs(
+            session=session, submission_id=submission.id, runs=runs
+        )
         assert outcome == "recorded"
         ident = submission.id
         if commit:
@@ -131,8 +134,8 @@ async def test_a_platform_failure_is_counted_as_an_error(
             mode=SubmissionMode.RUN,
         )
         before = await scrape(client)
-        assert await service.fail(session=session, submission_id=submission.id, detail="broke")
-        assert not await service.fail(session=session, submission_id=submission.id, detail="x")
+        assert await recording.fail(session=session, submission_id=submission.id, detail="broke")
+        assert not await recording.fail(session=session, submission_id=submission.id, detail="x")
         await session.commit()
     errors = {"mode": "run", "status": "error", "verdict": "none"}
     after = await scrape(client)

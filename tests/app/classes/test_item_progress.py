@@ -22,6 +22,7 @@ from app.config import Settings
 from app.content import sync_catalog
 from app.content.loader import Catalog
 from app.db import Database, make_engine
+from app.grading import recording
 from app.migrations import alembic_config
 from app.models import (
     Exercise,
@@ -126,7 +127,7 @@ async def graded(
         await session.commit()
         submission_id = made.id
     async with db.sessionmaker() as session:
-        outcome = await service.record_runs(
+        outcome = await recording.record_runs(
             session=session, submission_id=submission_id, runs=[run("cpu", verdict)]
         )
         await session.commit()

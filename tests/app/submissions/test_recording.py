@@ -7,6 +7,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.auth.service import create_user
 from app.db import Database
+from app.grading import recording
 from app.lessons.catalog import live_exercise
 from app.models import Submission, SubmissionRun
 from app.submissions import service
@@ -42,23 +43,23 @@ async def test_a_duplicate_run_changes_nothing(db: Database) -> None:
     async with db.writer() as session:
         submission = await new_submission(session)
         assert submission.devices == ["cpu", "cuda"]
-        outcome = await service.record_runs(
+        outcome = await recording.record_runs(
             session=session, submission_id=submission.id, runs=[run("cpu")]
         )
         assert outcome == "recorded"
         assert submission.status == "queued"  # cuda has not reported yet
-        again = await service.record_runs(
+        again = await recording.record_runs(
             session=session, submission_id=submission.id, runs=[run("cpu", "wrong_output")]
         )
         assert again == "duplicate"
-        await service.record_runs(
+        await recording.record_runs(
             session=session,
             submission_id=submission.id,
             runs=[run("cuda", "not_graded", "not graded on cuda here")],
         )
         await session.refresh(submission)
         assert (submission.status, submission.verdict) == ("done", "passed")
-        late = await service.record_runs(
+        late = await recording.record_runs(
             session=session, submission_id=submission.id, runs=[run("cuda", "wrong_output")]
         )
         assert late == "duplicate"
@@ -74,14 +75,14 @@ async def test_a_platform_fault_is_retried_once_then_reported(db: Database) -> N
     async with db.writer() as session:
         submission = await new_submission(session)
         fault = [run("cpu", "error", "the sandbox died"), run("cuda", "not_graded")]
-        await service.claim(session=session, submission_id=submission.id, lease_s=60)
+        await recording.claim(session=session, submission_id=submission.id, lease_s=60)
         assert (
-            await service.record_runs(session=session, submission_id=submission.id, runs=fault)
+            await recording.record_runs(session=session, submission_id=submission.id, runs=fault)
             == "retry"
         )
-        await service.claim(session=session, submission_id=submission.id, lease_s=60)
+        await recording.claim(session=session, submission_id=submission.id, lease_s=60)
         assert (
-            await service.record_runs(session=session, submission_id=submission.id, runs=fault)
+            await recording.record_runs(session=session, submission_id=submission.id, runs=fault)
             == "recorded"
         )
         await session.refresh(submission)
@@ -93,8 +94,8 @@ async def test_a_platform_fault_is_retried_once_then_reported(db: Database) -> N
 async def test_unfinished_submissions_are_found_for_regrading(db: Database) -> None:
     async with db.writer() as session:
         submission = await new_submission(session)
-        assert submission.id in await service.unfinished_ids(session=session)
-        await service.record_runs(
+        assert submission.id in await recording.unfinished_ids(session=session)
+        await recording.record_runs(
             session=session, submission_id=submission.id, runs=[run("cpu"), run("cuda")]
         )
-        assert submission.id not in await service.unfinished_ids(session=session)
+        assert submission.id not in await recording.unfinished_ids(session=session)

@@ -21,6 +21,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession
 from app.auth.service import create_user, issue_token
 from app.config import Settings
 from app.db import Database, make_engine
+from app.grading import recording
 from app.lessons.catalog import live_exercise
 from app.migrations import alembic_config
 from app.models import Submission, SubmissionRun, User
@@ -68,7 +69,7 @@ async def submit(
     if finish:
         runs = [big_run(device, verdict, str(submission.id)) for device in submission.devices]
         assert (
-            await service.record_runs(session=session, submission_id=submission.id, runs=runs)
+            await recording.record_runs(session=session, submission_id=submission.id, runs=runs)
             == "recorded"
         )
     return submission.id
@@ -158,7 +159,7 @@ async def test_only_the_latest_and_the_best_keep_their_output(db: Database) -> N
         quiet = await service.create_submission(
             session=session, user_id=user.id, exercise=exercise, code="print(1)"
         )
-        await service.record_runs(session=session, submission_id=quiet.id, runs=small)
+        await recording.record_runs(session=session, submission_id=quiet.id, runs=small)
         await submit(session, user.id, "wrong_output")
         assert await runs_of(session, quiet.id) == (True, small)
         # A finished submission's runs live in one place only.
@@ -184,18 +185,18 @@ async def test_the_counter_matches_what_is_stored(db: Database) -> None:
         await submit(session, user.id, "passed", mode="run")
         # Unfinished: one device has reported, the other has not.
         pending = await submit(session, user.id, "passed", finish=False)
-        await service.record_runs(
+        await recording.record_runs(
             session=session, submission_id=pending, runs=[big_run("cpu", "passed")]
         )
         assert await counter(session, user.id) == await real_stored_bytes(session, user.id)
         # A duplicate delivery stores nothing and counts nothing.
         before = await counter(session, user.id)
-        await service.record_runs(
+        await recording.record_runs(
             session=session, submission_id=pending, runs=[big_run("cpu", "wrong_output")]
         )
         assert await counter(session, user.id) == before
         # Ended by the platform part-way: its stored run is cut once it is an older one.
-        await service.fail(session=session, submission_id=pending, detail="worker lost")
+        await recording.fail(session=session, submission_id=pending, detail="worker lost")
         await submit(session, user.id, "wrong_output")
         assert await counter(session, user.id) == await real_stored_bytes(session, user.id)
         left = await session.scalar(
@@ -224,13 +225,13 @@ async def test_two_processes_recording_at_once(engine: AsyncEngine) -> None:
             AsyncSession(engine) as one,
             AsyncSession(engine) as two,
         ):
-            await service.record_runs(
+            await recording.record_runs(
                 session=one,
                 submission_id=middle,
                 runs=[big_run(d, "wrong_output") for d in ("cpu", "cuda")],
             )
             racing = asyncio.create_task(
-                service.record_runs(
+                recording.record_runs(
                     session=two,
                     submission_id=last,
                     runs=[big_run(d, "wrong_output") for d in ("cpu", "cuda")],
