@@ -32,6 +32,7 @@ TARGETS = {
 }
 sys.path.insert(0, str(ROOT))
 EXERCISE = "gpu-support-device-independent"
+KEEPALIVE_S = 3.0  # under the server's keep-alive timeout (uvicorn: 5 s)
 SOLUTION = (ROOT / "exercises/lessons/gpu-support/exercises" / EXERCISE / "solution.py").read_text()
 
 
@@ -107,7 +108,9 @@ def cold_baseline(runs: int) -> list[float]:
 async def measure(
     url: str, singles: int, burst: int, sustain_s: float, workers: int, class_size: int
 ) -> dict:
-    limits = httpx.Limits(max_connections=burst + 10)
+    # Idle connections are dropped before the server's keep-alive (uvicorn: 5 s) would close
+    # them: reusing one the server is closing at that moment fails the request (ReadError).
+    limits = httpx.Limits(max_connections=burst + 10, keepalive_expiry=KEEPALIVE_S)
     async with httpx.AsyncClient(base_url=url, timeout=120, limits=limits) as client:
         students = await Students.sign_up(client, class_size)
         for _ in range(3):  # warm up connections and the grader

@@ -37,7 +37,8 @@ def cpu_seconds(pid: int) -> tuple[float, float]:
 
 
 async def measure(url: str, pid: int, count: int) -> None:
-    async with httpx.AsyncClient(base_url=url, timeout=120) as client:
+    limits = httpx.Limits(keepalive_expiry=grading.KEEPALIVE_S)
+    async with httpx.AsyncClient(base_url=url, timeout=120, limits=limits) as client:
         students = await grading.Students.sign_up(client, 20)
         for _ in range(5):  # warm: connections, the zygote, statement caches
             await grading.grade_once(client, students)
