@@ -123,9 +123,10 @@ content-check: install system-deps
 
 # Every test, spread over PYTEST_WORKERS processes (pytest-xdist). --dist loadgroup: tests
 # that share a module's warm grader or live app run on one worker (tests/conftest.py groups
-# them), so each starts once; all other tests go wherever a worker is free.
+# them), so each starts once; all other tests go wherever a worker is free. The 30 slowest
+# are listed at the end: where the suite's time goes.
 pytest: install-dev test-system-deps frontend translations
-	$(BIN)/pytest -n $(PYTEST_WORKERS) --dist loadgroup
+	$(BIN)/pytest -n $(PYTEST_WORKERS) --dist loadgroup --durations=30
 
 # The inner loop: SQLite only, no browser, no Redis/worker processes; the sandbox unit tests
 # stay. Not a replacement for `make test` before a commit.
