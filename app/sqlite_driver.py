@@ -55,7 +55,7 @@ class OneTripCursor(AsyncAdapt_aiosqlite_cursor):
     aiosqlite cursor: description, rowcount and lastrowid are those of its last
     statement, kept when it ran."""
 
-    __slots__ = ("_description", "_lastrowid", "_rowcount")
+    __slots__ = ("_arraysize", "_description", "_lastrowid", "_rowcount")
 
     def __init__(self, adapt_connection: AsyncAdapt_dbapi_connection) -> None:
         self._adapt_connection = adapt_connection
@@ -65,6 +65,7 @@ class OneTripCursor(AsyncAdapt_aiosqlite_cursor):
         self._description: Any = None
         self._rowcount = -1
         self._lastrowid: int | None = None
+        self._arraysize = 1  # the DBAPI's default: fetchmany() without a size takes one row
 
     @property
     def description(self) -> Any:
@@ -77,6 +78,14 @@ class OneTripCursor(AsyncAdapt_aiosqlite_cursor):
     @property
     def lastrowid(self) -> Any:
         return self._lastrowid
+
+    @property
+    def arraysize(self) -> int:
+        return self._arraysize
+
+    @arraysize.setter
+    def arraysize(self, value: int) -> None:
+        self._arraysize = value
 
     async def _async_soft_close(self) -> None:
         return None  # nothing is open on the other thread

@@ -31,6 +31,9 @@ async def test_statements_answer_as_the_dbapi_would(tmp_path: Path) -> None:
             rows = await connection.execute(text("SELECT id, a FROM t ORDER BY id"))
             assert list(rows.keys()) == ["id", "a"]
             assert rows.all() == [(1, "x"), (2, "y"), (3, "z")]
+            some = await connection.execute(text("SELECT a FROM t ORDER BY id"))
+            assert some.fetchmany() == [("x",)]  # arraysize rows: one, as the DBAPI's
+            assert some.fetchmany(5) == [("y",), ("z",)]
             empty = await connection.execute(text("SELECT a FROM t WHERE id > 10"))
             assert list(empty.keys()) == ["a"] and empty.all() == []
             updated = await connection.execute(text("UPDATE t SET a = a || '!' WHERE id < 3"))
