@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Awaitable, Callable
 from datetime import timedelta
 from typing import Annotated, NamedTuple
 
@@ -185,32 +186,42 @@ SUBMITTED_RESPONSES: dict[int | str, dict[str, object]] = {
 }
 
 
-@router.post(
+def _accepting(mode: SubmissionMode) -> Callable[..., Awaitable[SubmissionOut]]:
+    """The API's endpoint that accepts code for one mode: grading and trying out differ in
+    nothing else. (No docstring on the endpoint: it would be the operation's description.)"""
+
+    async def endpoint(
+        exercise_id: str,
+        body: SubmissionIn,
+        request: Request,
+        response: Response,
+        background: BackgroundTasks,
+        user: CurrentUser,
+        session: SessionDep,
+        wait: Wait = 0,
+    ) -> SubmissionOut:
+        accepted = await accept_submission(
+            request=request,
+            session=session,
+            background=background if wait <= 0 else None,
+            user_id=user.id,
+            exercise_id=exercise_id,
+            code=body.code,
+            mode=mode,
+        )
+        return await answer_submitted(
+            request=request, response=response, session=session, accepted=accepted, wait=wait
+        )
+
+    return endpoint
+
+
+submit = router.post(
     "/api/exercises/{exercise_id}/submissions",
+    name="submit",
     status_code=status.HTTP_202_ACCEPTED,
     responses=SUBMITTED_RESPONSES,
-)
-async def submit(
-    exercise_id: str,
-    body: SubmissionIn,
-    request: Request,
-    response: Response,
-    background: BackgroundTasks,
-    user: CurrentUser,
-    session: SessionDep,
-    wait: Wait = 0,
-) -> SubmissionOut:
-    accepted = await accept_submission(
-        request=request,
-        session=session,
-        background=background if wait <= 0 else None,
-        user_id=user.id,
-        exercise_id=exercise_id,
-        code=body.code,
-    )
-    return await answer_submitted(
-        request=request, response=response, session=session, accepted=accepted, wait=wait
-    )
+)(_accepting(SubmissionMode.GRADE))
 
 
 @router.get("/api/submissions/{submission_id}")
@@ -306,34 +317,13 @@ async def with_comments(session: SessionDep, outs: list[SubmissionOut]) -> list[
     return outs
 
 
-@router.post(
+run = router.post(
     "/api/exercises/{exercise_id}/runs",
+    name="run",
+    description="Run code on CPU without grading it: for trying things out. Never counted.",
     status_code=status.HTTP_202_ACCEPTED,
     responses=SUBMITTED_RESPONSES,
-)
-async def run(
-    exercise_id: str,
-    body: SubmissionIn,
-    request: Request,
-    response: Response,
-    background: BackgroundTasks,
-    user: CurrentUser,
-    session: SessionDep,
-    wait: Wait = 0,
-) -> SubmissionOut:
-    """Run code on CPU without grading it: for trying things out. Never counted."""
-    accepted = await accept_submission(
-        request=request,
-        session=session,
-        background=background if wait <= 0 else None,
-        user_id=user.id,
-        exercise_id=exercise_id,
-        code=body.code,
-        mode=SubmissionMode.RUN,
-    )
-    return await answer_submitted(
-        request=request, response=response, session=session, accepted=accepted, wait=wait
-    )
+)(_accepting(SubmissionMode.RUN))
 
 
 @router.post("/api/exercises/{exercise_id}/give-up")
