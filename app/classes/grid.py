@@ -52,6 +52,7 @@ from app.classes.service import (
     person_matches,
 )
 from app.i18n import N_, current_language
+from app.lessons.catalog import is_live
 from app.models import (
     ClassAssignment,
     ClassMember,
@@ -189,7 +190,7 @@ async def lesson_columns(*, session: AsyncSession, class_id: int) -> tuple[list[
         return lessons, True
     every = await session.execute(
         select(Lesson.slug, Lesson.title, Lesson.translations)
-        .where(~Lesson.retired)
+        .where(is_live(Lesson))
         .order_by(Lesson.position)
     )
     language = current_language()
@@ -219,12 +220,12 @@ async def item_totals(
     """Live questions and exercises per lesson, in one query."""
     questions = (
         select(Question.lesson_slug, literal("q"), func.count())
-        .where(~Question.retired, Question.lesson_slug.in_(slugs))
+        .where(is_live(Question), Question.lesson_slug.in_(slugs))
         .group_by(Question.lesson_slug)
     )
     exercises = (
         select(Exercise.lesson_slug, literal("e"), func.count())
-        .where(~Exercise.retired, Exercise.lesson_slug.in_(slugs))
+        .where(is_live(Exercise), Exercise.lesson_slug.in_(slugs))
         .group_by(Exercise.lesson_slug)
     )
     q_total: dict[str, int] = {}
@@ -238,8 +239,8 @@ def _live_items(students: Callable[[Any], ColumnElement[bool]], slugs: list[str]
     """Per (student, live item of the lessons), the students' records (item_progress, one row
     per student and item, its lesson copied in): no join, no per-item grouping; retired
     items (few) are left out by id."""
-    retired_questions = select(Question.id).where(Question.retired)
-    retired_exercises = select(Exercise.id).where(Exercise.retired)
+    retired_questions = select(Question.id).where(~is_live(Question))
+    retired_exercises = select(Exercise.id).where(~is_live(Exercise))
     return (
         select(
             ItemProgress.user_id.label("user_id"),
@@ -341,13 +342,13 @@ async def given_up_counts(
     exercises = (
         select(SolutionReveal.user_id, Exercise.lesson_slug, literal(True).label("exercise"))
         .join(Exercise, Exercise.id == SolutionReveal.exercise_id)
-        .where(students(SolutionReveal.user_id), ~Exercise.retired)
+        .where(students(SolutionReveal.user_id), is_live(Exercise))
         .where(Exercise.lesson_slug.in_(slugs), SolutionReveal.reason == RevealReason.GAVE_UP)
     )
     questions = (
         select(QuestionReveal.user_id, Question.lesson_slug, literal(False).label("exercise"))
         .join(Question, Question.id == QuestionReveal.question_id)
-        .where(students(QuestionReveal.user_id), ~Question.retired)
+        .where(students(QuestionReveal.user_id), is_live(Question))
         .where(Question.lesson_slug.in_(slugs))
     )
     both = union_all(exercises, questions).subquery()

@@ -38,6 +38,7 @@ from app.classes.grid import Grid
 from app.classes.output_hints import HintView, class_hints
 from app.classes.service import active_members
 from app.i18n import N_, current_language
+from app.lessons.catalog import is_live
 from app.models import (
     Exercise,
     Question,
@@ -212,7 +213,7 @@ async def _question_items(session: AsyncSession, slugs: list[str]) -> dict[str, 
             Question.prompt_html,
             Question.translations,
         )
-        .where(~Question.retired, Question.lesson_slug.in_(slugs))
+        .where(is_live(Question), Question.lesson_slug.in_(slugs))
         .order_by(Question.lesson_slug, Question.position)
     )
     language = current_language()
@@ -232,7 +233,7 @@ async def _exercise_items(session: AsyncSession, slugs: list[str]) -> dict[str, 
             Exercise.expected_output,
             Exercise.translations,
         )
-        .where(~Exercise.retired, Exercise.lesson_slug.in_(slugs))
+        .where(is_live(Exercise), Exercise.lesson_slug.in_(slugs))
         .order_by(Exercise.lesson_slug, Exercise.position)
     )
     language = current_language()
