@@ -11,8 +11,14 @@ from pydantic_core import ErrorDetails
 from app import limits
 from app.auth import password_links, passwords, service, sessions, tokens
 from app.auth.arrival import arrival, safe_next
-from app.auth.dependencies import OptionalUser, client_address, log_in, log_out, session_key
-from app.auth.router import BAD_LOGIN, DISABLED
+from app.auth.dependencies import OptionalUser, log_in, log_out, session_key
+from app.auth.router import (
+    BAD_LOGIN,
+    DISABLED,
+    authenticate_caller,
+    settings_of,
+    sign_up_caller,
+)
 from app.auth.schemas import (
     USERNAME_MAX,
     USERNAME_PATTERN,
@@ -21,9 +27,8 @@ from app.auth.schemas import (
     TokenRequest,
     fold_username,
 )
-from app.auth.throttle import LoginLimits, Refusal
-from app.config import Settings
-from app.db import SessionDep, get_database
+from app.auth.throttle import Refusal
+from app.db import SessionDep
 from app.i18n import N_, gettext
 from app.ids import DbId
 from app.lessons.progress import lesson_progress
@@ -41,11 +46,6 @@ USERNAME_CHARACTERS = N_(
 )
 TOKEN_DAYS = (7, 30, 90, 365)
 TOKEN_DAYS_RULE = N_("%(field)s: pick one of the listed durations.")
-
-
-def _settings(request: Request) -> Settings:
-    settings: Settings = request.app.state.settings
-    return settings
 
 
 def credentials_error(error: ErrorDetails) -> str:
@@ -77,7 +77,7 @@ def display_name_error(error: ErrorDetails) -> str:
 
 async def _start(request: Request, session: SessionDep, user: User) -> None:
     key = await sessions.start_session(
-        session=session, user=user, max_age_s=_settings(request).session_max_age_s
+        session=session, user=user, max_age_s=settings_of(request).session_max_age_s
     )
     log_in(request, user, key)
 
@@ -119,15 +119,7 @@ async def signup(
             errors.setdefault(str(error["loc"][0]), credentials_error(error))
     else:
         try:
-            user = await service.sign_up(
-                database=get_database(request),
-                session=session,
-                settings=_settings(request),
-                client=client_address(request),
-                username=credentials.username,
-                password=credentials.password,
-                display_name=credentials.display_name,
-            )
+            user = await sign_up_caller(request, session, credentials)
         except limits.LimitReached as exc:
             # The form again with what was typed (but the password), and when to try again.
             refused = render(
@@ -261,14 +253,7 @@ async def login(
             status_code=status.HTTP_422_UNPROCESSABLE_CONTENT,
         )
     try:
-        user = await service.authenticate(
-            database=get_database(request),
-            session=session,
-            username=username,
-            password=password,
-            client=client_address(request),
-            limits=LoginLimits.from_settings(_settings(request)),
-        )
+        user = await authenticate_caller(request, session, username=username, password=password)
     except service.TooManyAttempts as exc:
         message = (
             gettext("Too many failed log-ins; try again in %(seconds)s seconds.")
@@ -317,8 +302,8 @@ async def _account(
             "errors": errors or {},
             "values": values or {},
             "tokens": await tokens.list_tokens(session=session, user_id=user.id),
-            "token_days": sorted({*TOKEN_DAYS, _settings(request).api_token_days}),
-            "default_days": _settings(request).api_token_days,
+            "token_days": sorted({*TOKEN_DAYS, settings_of(request).api_token_days}),
+            "default_days": settings_of(request).api_token_days,
             "flash": take_flash(request),
         },
         status_code=status_code,
@@ -398,7 +383,7 @@ async def create_token(
         session=session,
         user_id=user.id,
         name=wanted.name,
-        days=wanted.expires_in_days or _settings(request).api_token_days,
+        days=wanted.expires_in_days or settings_of(request).api_token_days,
     )
     return await _account(request, session, user, new_token=token)
 

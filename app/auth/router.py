@@ -23,6 +23,7 @@ from app.db import SessionDep, get_database
 from app.errors import conflict, not_found, too_many
 from app.i18n import N_
 from app.ids import DbId
+from app.models import User
 
 router = APIRouter(tags=["accounts"])
 
@@ -31,9 +32,38 @@ DISABLED = N_("This account is disabled; ask your teacher or the site's administ
 TokenId = DbId
 
 
-def _settings(request: Request) -> Settings:
+def settings_of(request: Request) -> Settings:
     settings: Settings = request.app.state.settings
     return settings
+
+
+async def sign_up_caller(request: Request, session: SessionDep, credentials: Credentials) -> User:
+    """The account the caller asks for, from the caller's address and under the site's
+    limits on sign-ups: the API's and the sign-up form's."""
+    return await service.sign_up(
+        database=get_database(request),
+        session=session,
+        settings=settings_of(request),
+        client=client_address(request),
+        username=credentials.username,
+        password=credentials.password,
+        display_name=credentials.display_name,
+    )
+
+
+async def authenticate_caller(
+    request: Request, session: SessionDep, *, username: str, password: str
+) -> User:
+    """The user whose password the caller gives, from the caller's address and under the
+    site's limits on log-ins: the API's token and the log-in form's."""
+    return await service.authenticate(
+        database=get_database(request),
+        session=session,
+        username=username,
+        password=password,
+        client=client_address(request),
+        limits=LoginLimits.from_settings(settings_of(request)),
+    )
 
 
 @router.post(
@@ -46,21 +76,13 @@ def _settings(request: Request) -> Settings:
 )
 async def register(body: Credentials, request: Request, session: SessionDep) -> Registered:
     try:
-        user = await service.sign_up(
-            database=get_database(request),
-            session=session,
-            settings=_settings(request),
-            client=client_address(request),
-            username=body.username,
-            password=body.password,
-            display_name=body.display_name,
-        )
+        user = await sign_up_caller(request, session, body)
     except limits.LimitReached as exc:
         raise too_many(str(exc), exc.retry_after_s) from None
     except service.UsernameTaken:
         raise conflict("That username is taken.") from None
     token = await tokens.issue_token(
-        session=session, user=user, name="sign-up", days=_settings(request).api_token_days
+        session=session, user=user, name="sign-up", days=settings_of(request).api_token_days
     )
     return Registered(user=UserOut.model_validate(user), token=token)
 
@@ -77,15 +99,9 @@ async def register(body: Credentials, request: Request, session: SessionDep) -> 
 async def token(
     body: LoginRequest, request: Request, session: SessionDep
 ) -> TokenOut | JSONResponse:
-    settings = _settings(request)
     try:
-        user = await service.authenticate(
-            database=get_database(request),
-            session=session,
-            username=body.username,
-            password=body.password,
-            client=client_address(request),
-            limits=LoginLimits.from_settings(settings),
+        user = await authenticate_caller(
+            request, session, username=body.username, password=body.password
         )
     except service.TooManyAttempts as exc:
         raise too_many(str(exc), exc.retry_after_s) from None
@@ -96,7 +112,7 @@ async def token(
         raise HTTPException(status.HTTP_403_FORBIDDEN, DISABLED) from None
     return TokenOut(
         token=await tokens.issue_token(
-            session=session, user=user, name="log-in", days=settings.api_token_days
+            session=session, user=user, name="log-in", days=settings_of(request).api_token_days
         )
     )
 
@@ -125,7 +141,7 @@ async def create_token(
     body: TokenRequest, request: Request, user: CurrentUser, session: SessionDep
 ) -> TokenCreated:
     """A new named token; `token` is in this answer only."""
-    days = body.expires_in_days or _settings(request).api_token_days
+    days = body.expires_in_days or settings_of(request).api_token_days
     row, token = await tokens.create_token(
         session=session, user_id=user.id, name=body.name, days=days
     )
