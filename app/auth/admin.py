@@ -9,13 +9,12 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, Form, HTTPException, Request, status
 from fastapi.responses import Response
-from pydantic import ValidationError
 from sqlalchemy import select
 
-from app.auth import service, sessions, setup
-from app.auth.dependencies import OptionalUser, log_in
-from app.auth.pages import credentials_error
-from app.auth.schemas import Credentials, fold_username
+from app.auth import service, setup
+from app.auth.dependencies import OptionalUser
+from app.auth.pages import read_credentials, start_browser_session
+from app.auth.schemas import fold_username
 from app.db import SessionDep
 from app.i18n import N_, gettext
 from app.models import Role, User
@@ -78,10 +77,7 @@ async def setup_form(
             status_code=status.HTTP_422_UNPROCESSABLE_CONTENT,
         )
     # A new role ends every session of the account: this browser starts a new one.
-    key = await sessions.start_session(
-        session=session, user=user, max_age_s=request.app.state.settings.session_max_age_s
-    )
-    log_in(request, user, key)
+    await start_browser_session(request, session, user)
     flash(
         request,
         gettext(
@@ -146,15 +142,10 @@ async def create_teacher(
     """A new teacher account with a password the administrator hands over."""
     if (refused := await _admin(request, user)) is not None:
         return refused
-    errors: dict[str, str] = {}
+    # Read as sign-up reads it ("Alice" is "alice"), with the same messages.
+    credentials, errors = read_credentials(username, password)
     taken = False
-    try:
-        # Read as sign-up reads it ("Alice" is "alice"), with the same messages.
-        credentials = Credentials(username=fold_username(username), password=password)
-    except ValidationError as exc:
-        for error in exc.errors():
-            errors.setdefault(str(error["loc"][0]), credentials_error(error))
-    else:
+    if credentials is not None:
         try:
             await service.create_user(
                 session=session,

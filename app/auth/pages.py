@@ -75,7 +75,29 @@ def display_name_error(error: ErrorDetails) -> str:
     return forms.describe(label, error)
 
 
-async def _start(request: Request, session: SessionDep, user: User) -> None:
+def read_credentials(
+    username: str, password: str, display_name: str = ""
+) -> tuple[Credentials | None, dict[str, str]]:
+    """A new account's credentials as a form gives them (sign-up, the administrator's new
+    teacher): capitals folded ("Alice" is "alice", as at log-in; the API takes only
+    lowercase, as its contract says) and an empty display name none (the username is
+    shown). Else None, and each field's first error in words."""
+    try:
+        credentials = Credentials(
+            username=fold_username(username),
+            password=password,
+            display_name=display_name if display_name.strip() else None,
+        )
+    except ValidationError as exc:
+        errors: dict[str, str] = {}
+        for error in exc.errors():
+            errors.setdefault(str(error["loc"][0]), credentials_error(error))
+        return None, errors
+    return credentials, {}
+
+
+async def start_browser_session(request: Request, session: SessionDep, user: User) -> None:
+    """This browser is logged in as `user`, in a new session (app/auth/sessions.py)."""
     key = await sessions.start_session(
         session=session, user=user, max_age_s=settings_of(request).session_max_age_s
     )
@@ -104,20 +126,9 @@ async def signup(
     why: Annotated[str, Form(max_length=20)] = "",
 ) -> Response:
     arrived = await arrival(request, next, why)
-    errors: dict[str, str] = {}
+    credentials, errors = read_credentials(username, password, display_name)
     taken = False
-    try:
-        # The form folds capitals ("Alice" is "alice", as at log-in); the API takes only
-        # lowercase, as its contract says. An empty name is the username.
-        credentials = Credentials(
-            username=fold_username(username),
-            password=password,
-            display_name=display_name if display_name.strip() else None,
-        )
-    except ValidationError as exc:
-        for error in exc.errors():
-            errors.setdefault(str(error["loc"][0]), credentials_error(error))
-    else:
+    if credentials is not None:
         try:
             user = await sign_up_caller(request, session, credentials)
         except limits.LimitReached as exc:
@@ -140,7 +151,7 @@ async def signup(
             errors["username"] = gettext("That username is taken; pick another.")
             taken = True
         else:
-            await _start(request, session, user)
+            await start_browser_session(request, session, user)
             return see_other(safe_next(next))
     return render(
         request,
@@ -200,7 +211,7 @@ async def set_password_with_link(
     user = await password_links.use_link(session=session, token=token[:100], password=password)
     if user is None:  # used by another request meanwhile
         return _set_password_page(request, None, token)
-    await _start(request, session, user)
+    await start_browser_session(request, session, user)
     return see_other("/")
 
 
@@ -269,7 +280,7 @@ async def login(
         return refused(gettext(BAD_LOGIN), status.HTTP_401_UNAUTHORIZED)
     except service.AccountDisabled:
         return refused(gettext(DISABLED), status.HTTP_403_FORBIDDEN)
-    await _start(request, session, user)
+    await start_browser_session(request, session, user)
     return see_other(safe_next(next))
 
 
