@@ -4,9 +4,10 @@ throttle log-ins across processes."""
 from __future__ import annotations
 
 from datetime import datetime
+from typing import TYPE_CHECKING
 
 from sqlalchemy import ForeignKey, Index, String
-from sqlalchemy.orm import Mapped, mapped_column
+from sqlalchemy.orm import Mapped, declared_attr, mapped_column
 
 from app.models.base import Base, utcnow
 
@@ -23,17 +24,30 @@ class LoginSession(Base):
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
 
 
-class LoginSuccess(Base):
-    """A successful log-in, kept for a minute to cap log-ins (each an Argon2 hash) per user
-    and per address."""
+class LoginAttempt:
+    """A log-in tried with a username from a client's address, at a time: what
+    app/auth/throttle.py counts, per username and per address, over a recent while (each
+    table indexed for both)."""
 
-    __tablename__ = "login_successes"
-    __table_args__ = (
-        Index("ix_login_successes_username_at", "username", "created_at"),
-        Index("ix_login_successes_client_at", "client", "created_at"),
-    )
+    if TYPE_CHECKING:
+        __tablename__: str
 
     id: Mapped[int] = mapped_column(primary_key=True)
     username: Mapped[str] = mapped_column(String(64))
     client: Mapped[str] = mapped_column(String(64))
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
+
+    @declared_attr.directive
+    def __table_args__(cls) -> tuple[Index, ...]:
+        table = cls.__tablename__
+        return (
+            Index(f"ix_{table}_username_at", "username", "created_at"),
+            Index(f"ix_{table}_client_at", "client", "created_at"),
+        )
+
+
+class LoginSuccess(LoginAttempt, Base):
+    """A successful log-in, kept for a minute to cap log-ins (each an Argon2 hash) per user
+    and per address."""
+
+    __tablename__ = "login_successes"

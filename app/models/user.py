@@ -3,11 +3,12 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import BigInteger, ForeignKey, Index, String
+from sqlalchemy import BigInteger, ForeignKey, String
 from sqlalchemy.engine.default import DefaultExecutionContext
 from sqlalchemy.orm import Mapped, mapped_column
 
 from app.models.base import Base, state_column_type, utcnow
+from app.models.login import LoginAttempt
 from app.models.states import Role
 
 DISPLAY_NAME_MAX = 80
@@ -71,19 +72,10 @@ class ApiToken(Base):
     last_used_at: Mapped[datetime | None]
 
 
-class LoginFailure(Base):
+class LoginFailure(LoginAttempt, Base):
     """A failed log-in, kept for a while to throttle password guessing (app/auth/throttle.py)."""
 
     __tablename__ = "login_failures"
-    __table_args__ = (
-        Index("ix_login_failures_username_at", "username", "created_at"),
-        Index("ix_login_failures_client_at", "client", "created_at"),
-    )
-
-    id: Mapped[int] = mapped_column(primary_key=True)
-    username: Mapped[str] = mapped_column(String(64))
-    client: Mapped[str] = mapped_column(String(64))
-    created_at: Mapped[datetime] = mapped_column(default=utcnow)
 
 
 class PasswordLink(Base):
