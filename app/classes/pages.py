@@ -842,7 +842,7 @@ async def render_insight(
 ) -> Response:
     """The insight page; `hint_form`: a hint not saved (cluster, text, error), shown again
     in its form (app/classes/output_hint_pages.py)."""
-    grid = await build_grid(session=session, class_id=classroom.id)
+    grid = await build_grid(session=session, class_id=classroom.id, states_only=True)
     result = await build_insight(session=session, class_id=classroom.id, grid=grid, lesson=lesson)
     return render(
         request,

@@ -666,7 +666,7 @@ async def insight(
     """Per lesson, and per question and exercise of one lesson (`lesson`, default the
     first of the grid): share right, attempts to success, common wrong answers."""
     await own_class(session=session, teacher=teacher, class_id=class_id)
-    grid = await build_grid(session=session, class_id=class_id)
+    grid = await build_grid(session=session, class_id=class_id, states_only=True)
     result = await build_insight(session=session, class_id=class_id, grid=grid, lesson=lesson)
     return InsightOut(
         students=result.students,

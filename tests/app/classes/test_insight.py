@@ -171,3 +171,38 @@ def test_failure_labels() -> None:
         "error",
         "Error without a message",
     )
+
+
+async def test_insight_counts_each_lesson_as_the_grid_shows_its_states(
+    client: httpx.AsyncClient, db: Database, world: World
+) -> None:
+    """Insight builds the grid for states only (no scores, no give-ups): its four bars per
+    lesson are still the grid's six states, coarsened. A due date passed, an extension past
+    it for one student, and students done, begun and idle."""
+    await seed(client, db, world)
+    h, cid = world.teacher.headers, world.class_id
+    assert (
+        await client.put(
+            f"/api/classes/{cid}/assignments/{LESSON}",
+            json={"due_at": (utcnow() - timedelta(days=1)).isoformat()},
+            headers=h,
+        )
+    ).status_code == 200
+    extended = await client.put(
+        f"/api/classes/{cid}/assignments/{LESSON}/extensions/{world.member.id}",
+        json={"due_at": (utcnow() + timedelta(days=3)).isoformat()},
+        headers=h,
+    )
+    assert extended.status_code == 200, extended.text
+    cells = (await client.get(f"/api/classes/{cid}/progress", headers=h)).json()["cells"]
+    coarse = {"done": "done", "done_late": "done", "in_progress": "in_progress",
+              "overdue_in_progress": "late", "not_started": "not_started",
+              "overdue_not_started": "late"}  # fmt: skip
+    expected = {"done": 0, "in_progress": 0, "late": 0, "not_started": 0}
+    for cell in cells:
+        if cell["lesson_slug"] == LESSON:
+            expected[coarse[cell["state"]]] += 1
+    assert expected["late"] and sum(expected.values()) == 4
+    lessons = (await client.get(f"/api/classes/{cid}/insight", headers=h)).json()["lessons"]
+    shown = next(lesson for lesson in lessons if lesson["slug"] == LESSON)
+    assert {key: shown[key] for key in expected} == expected
