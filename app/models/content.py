@@ -7,7 +7,7 @@ file disappeared are marked retired rather than deleted, so their attempts stay.
 from __future__ import annotations
 
 from datetime import datetime
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from sqlalchemy import JSON, Boolean, ForeignKey, Integer, String, Text, UniqueConstraint, text
 from sqlalchemy.orm import Mapped, mapped_column
@@ -15,13 +15,16 @@ from sqlalchemy.orm import Mapped, mapped_column
 from app.models.base import Base, utcnow
 
 
-class Translated:
-    """A row with texts in other languages. `translations` maps a language to the row's
-    translated columns, each under the column's name ({"tr": {"title": "…"}}); English is in
-    the columns themselves."""
+class Synced:
+    """A row of content synced from `exercises/`, with texts in other languages.
+    `translations` maps a language to the row's translated columns, each under the column's
+    name ({"tr": {"title": "…"}}); English is in the columns themselves. A row whose file
+    is gone is `retired` rather than deleted (app/lessons/catalog.py reads the live ones)."""
 
-    if TYPE_CHECKING:
-        translations: Mapped[dict[str, Any]]
+    translations: Mapped[dict[str, Any]] = mapped_column(
+        JSON, default=dict, server_default=text("'{}'")
+    )
+    retired: Mapped[bool] = mapped_column(Boolean, default=False)
 
     def in_language(self, name: str, language: str) -> Any:
         """The column `name` in `language`; in English where it has no translation."""
@@ -29,26 +32,22 @@ class Translated:
 
 
 def translated(translations: dict[str, Any] | None, language: str, name: str, english: Any) -> Any:
-    """`Translated.in_language` for a query that selected columns rather than rows: the
+    """`Synced.in_language` for a query that selected columns rather than rows: the
     column `name` in `language` from the row's `translations`, else `english`."""
     words = (translations or {}).get(language) or {}
     return words.get(name, english)
 
 
-class Track(Translated, Base):
+class Track(Synced, Base):
     __tablename__ = "tracks"
 
     slug: Mapped[str] = mapped_column(String(64), primary_key=True)
     title: Mapped[str] = mapped_column(String(200))
     level: Mapped[str] = mapped_column(String(32))
     position: Mapped[int] = mapped_column(Integer)
-    translations: Mapped[dict[str, Any]] = mapped_column(
-        JSON, default=dict, server_default=text("'{}'")
-    )
-    retired: Mapped[bool] = mapped_column(Boolean, default=False)
 
 
-class Lesson(Translated, Base):
+class Lesson(Synced, Base):
     __tablename__ = "lessons"
 
     slug: Mapped[str] = mapped_column(String(64), primary_key=True)
@@ -59,12 +58,13 @@ class Lesson(Translated, Base):
     summary: Mapped[str] = mapped_column(Text)
     prerequisites: Mapped[list[str]] = mapped_column(JSON, default=list)
     body_html: Mapped[str] = mapped_column(Text)
-    # Per language: title, summary, body_html (with its check-yourself questions).
+    # Per language: title, summary, body_html (with its check-yourself questions). Made with
+    # the table (migration 0001): without the server default the others have, which filled
+    # rows that existed when migration 0009 added the column to their tables.
     translations: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)
-    retired: Mapped[bool] = mapped_column(Boolean, default=False)
 
 
-class Question(Translated, Base):
+class Question(Synced, Base):
     __tablename__ = "questions"
 
     id: Mapped[str] = mapped_column(String(80), primary_key=True)
@@ -79,15 +79,12 @@ class Question(Translated, Base):
     explanation_html: Mapped[str] = mapped_column(Text)
     # Wrong answers before the right answer is shown (app/quizzes/reveal.py).
     tries: Mapped[int] = mapped_column(Integer, default=2, server_default=text("2"))
-    # Per language: prompt_html, explanation_html, public and key (a translated template's
-    # blanks may accept other words; a matching question keeps its item ids).
-    translations: Mapped[dict[str, Any]] = mapped_column(
-        JSON, default=dict, server_default=text("'{}'")
-    )
-    retired: Mapped[bool] = mapped_column(Boolean, default=False)
+    # `translations` (Synced), per language: prompt_html, explanation_html, public and key
+    # (a translated template's blanks may accept other words; a matching question keeps its
+    # item ids).
 
 
-class Exercise(Translated, Base):
+class Exercise(Synced, Base):
     __tablename__ = "exercises"
 
     id: Mapped[str] = mapped_column(String(80), primary_key=True)
@@ -111,12 +108,9 @@ class Exercise(Translated, Base):
     # submissions, each next one after as many more (app/lessons/hints.py).
     hints: Mapped[list[str]] = mapped_column(JSON, default=list, server_default=text("'[]'"))
     hints_after: Mapped[int] = mapped_column(Integer, default=2, server_default="2")
-    # Per language: title, prompt_html, hints, and starter_code / solution_code where the
-    # language has its own (Turkish identifiers); graded against the same expected output.
-    translations: Mapped[dict[str, Any]] = mapped_column(
-        JSON, default=dict, server_default=text("'{}'")
-    )
-    retired: Mapped[bool] = mapped_column(Boolean, default=False)
+    # `translations` (Synced), per language: title, prompt_html, hints, and starter_code /
+    # solution_code where the language has its own (Turkish identifiers); graded against
+    # the same expected output.
 
 
 class HintOpening(Base):
