@@ -2,7 +2,7 @@
 date in the transaction that records their work, so that a class's grid and insight read one
 row per student and item instead of every answer and graded submission.
 
-Three ways in, one meaning (the grid's, app/classes/grid.py):
+Four ways in, one meaning (the grid's, app/classes/grid.py):
 - `answer_recorded`: a student's answer, as it is stored (app/quizzes/service.py);
 - `submission_finished`: a submission as it finishes; only a graded one (mode grade, status
   done) counts, a platform error is not the student's attempt (app/submissions/service.py);
@@ -14,7 +14,7 @@ Three ways in, one meaning (the grid's, app/classes/grid.py):
 The first two add one attempt with an upsert whose arithmetic runs in the database
 (attempts + 1), so two answers recorded at once by one student both count. Reveals and
 give-ups are not here (the grid reads their small tables), and neither is retirement:
-readers join the live catalog.
+readers leave a retired item's rows out, and find them again if it comes back.
 """
 
 from __future__ import annotations
