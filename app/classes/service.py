@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Protocol
 
-from sqlalchemy import Select, delete, func, select
+from sqlalchemy import ColumnElement, Select, and_, delete, func, select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession
 
@@ -222,28 +222,34 @@ async def roster(*, session: AsyncSession, class_id: int, search: str = "") -> l
     return [row for row in found if person_matches(needle, row)] if needle else found
 
 
+def _in_class_now(class_id: int, student_id: int) -> ColumnElement[bool]:
+    """The condition on ClassMember: the student is in the class now (joined, not removed)."""
+    return and_(
+        ClassMember.class_id == class_id,
+        ClassMember.student_id == student_id,
+        ClassMember.removed_at.is_(None),
+    )
+
+
+async def _membership(
+    *, session: AsyncSession, class_id: int, student_id: int
+) -> ClassMember | None:
+    """The student's membership of the class while they are in it; None otherwise."""
+    return await session.scalar(select(ClassMember).where(_in_class_now(class_id, student_id)))
+
+
 async def member(*, session: AsyncSession, class_id: int, student_id: int) -> User | None:
     """The student if they are in the class now; None otherwise (removed, never joined)."""
     return await session.scalar(
         select(User)
         .join(ClassMember, ClassMember.student_id == User.id)
-        .where(
-            ClassMember.class_id == class_id,
-            ClassMember.student_id == student_id,
-            ClassMember.removed_at.is_(None),
-        )
+        .where(_in_class_now(class_id, student_id))
     )
 
 
 async def remove_student(*, session: AsyncSession, class_id: int, student_id: int) -> bool:
     """End the membership; the student's answers and submissions stay theirs."""
-    row = await session.scalar(
-        select(ClassMember).where(
-            ClassMember.class_id == class_id,
-            ClassMember.student_id == student_id,
-            ClassMember.removed_at.is_(None),
-        )
-    )
+    row = await _membership(session=session, class_id=class_id, student_id=student_id)
     if row is None:
         return False
     row.removed_at = utcnow()
@@ -301,13 +307,7 @@ async def set_student_number(
 ) -> bool:
     """The school's number for a student in the class (None clears it); False if the
     student is not in the class."""
-    row = await session.scalar(
-        select(ClassMember).where(
-            ClassMember.class_id == class_id,
-            ClassMember.student_id == student_id,
-            ClassMember.removed_at.is_(None),
-        )
-    )
+    row = await _membership(session=session, class_id=class_id, student_id=student_id)
     if row is None:
         return False
     row.student_number = number
