@@ -8,11 +8,14 @@ import getpass
 import os
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import ValidationError
 
 from app.config import Settings, get_settings
+
+if TYPE_CHECKING:
+    from app.content import ContentError
 
 
 def _serve(settings: Settings, args: argparse.Namespace) -> int:
@@ -104,6 +107,15 @@ def _migrate(settings: Settings, _args: argparse.Namespace) -> int:
     return 0
 
 
+def _problems(root: Path, exc: ContentError) -> int:
+    """Content that does not load, as the content commands report it: every problem, on
+    stderr; the exit status."""
+    print(f"{len(exc.problems)} problem(s) in {root}:", file=sys.stderr)
+    for problem in exc.problems:
+        print(f"  {problem}", file=sys.stderr)
+    return 1
+
+
 def _content_check(settings: Settings, args: argparse.Namespace) -> int:
     from app.content import ContentError, load_catalog
 
@@ -117,10 +129,7 @@ def _content_check(settings: Settings, args: argparse.Namespace) -> int:
             root, require_variant_outputs=not args.write_variants, require_translations=True
         )
     except ContentError as exc:
-        print(f"{len(exc.problems)} problem(s) in {root}:", file=sys.stderr)
-        for problem in exc.problems:
-            print(f"  {problem}", file=sys.stderr)
-        return 1
+        return _problems(root, exc)
     lessons = catalog.lessons
     questions = sum(len(lesson.questions) for lesson in lessons)
     exercises = sum(len(lesson.exercises) for lesson in lessons)
@@ -131,7 +140,10 @@ def _content_check(settings: Settings, args: argparse.Namespace) -> int:
     if args.run:
         from app.content.solutions import check_solutions
 
-        return check_solutions(catalog, settings, root=root, write_variants=args.write_variants)
+        try:
+            return check_solutions(catalog, settings, root=root, write_variants=args.write_variants)
+        except ContentError as exc:  # the catalog as read again with the variants written
+            return _problems(root, exc)
     return 0
 
 
@@ -144,10 +156,7 @@ def _content_translations(settings: Settings, args: argparse.Namespace) -> int:
     try:
         blocks = translation_blocks(root)
     except ContentError as exc:
-        print(f"{len(exc.problems)} problem(s) in {root}:", file=sys.stderr)
-        for problem in exc.problems:
-            print(f"  {problem}", file=sys.stderr)
-        return 1
+        return _problems(root, exc)
     if not args.stamp:
         for block in blocks:
             state = (
