@@ -315,8 +315,12 @@ def parser() -> argparse.ArgumentParser:
 
     content = commands.add_parser("content", help="lesson content")
     content_commands = content.add_subparsers(dest="content_command", required=True)
-    check = content_commands.add_parser("check", help="validate exercises/ and report problems")
-    check.add_argument("--path", help="content folder (default: exercises/)")
+    # The folder every content command reads.
+    content_folder = argparse.ArgumentParser(add_help=False)
+    content_folder.add_argument("--path", help="content folder (default: exercises/)")
+    check = content_commands.add_parser(
+        "check", parents=[content_folder], help="validate exercises/ and report problems"
+    )
     check.add_argument(
         "--run", action="store_true", help="also grade every sample solution in the sandbox"
     )
@@ -328,9 +332,9 @@ def parser() -> argparse.ArgumentParser:
     check.set_defaults(handler=_content_check)
     translated = content_commands.add_parser(
         "translations",
+        parents=[content_folder],
         help="list each translation and whether it is current; --stamp marks them current",
     )
-    translated.add_argument("--path", help="content folder (default: exercises/)")
     translated.add_argument(
         "--stamp",
         action="store_true",
