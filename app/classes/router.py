@@ -80,7 +80,7 @@ from app.errors import not_found, too_many
 from app.i18n import current_language
 from app.ids import DbId
 from app.lessons import catalog
-from app.models import Classroom, utcnow
+from app.models import Classroom, User, utcnow
 from app.submissions import paging
 from app.submissions import service as submissions
 from app.submissions.present import expected_for, submission_out
@@ -206,6 +206,15 @@ async def get_class(
     )
 
 
+async def _teachers_student(
+    *, session: SessionDep, teacher: User, class_id: int, student_id: int
+) -> User:
+    """A student in one of the teacher's classes: 404 for a class that is not theirs, then
+    for a student not in it now."""
+    await own_class(session=session, teacher=teacher, class_id=class_id)
+    return await class_student(session=session, class_id=class_id, student_id=student_id)
+
+
 @router.patch("/api/classes/{class_id}/students/{student_id}")
 async def update_member(
     class_id: ClassId,
@@ -215,8 +224,9 @@ async def update_member(
     session: SessionDep,
 ) -> StudentRef:
     """Set (or clear, with null or "") a student's number in the class."""
-    await own_class(session=session, teacher=teacher, class_id=class_id)
-    student = await class_student(session=session, class_id=class_id, student_id=student_id)
+    student = await _teachers_student(
+        session=session, teacher=teacher, class_id=class_id, student_id=student_id
+    )
     number = body.student_number or None
     await service.set_student_number(
         session=session, class_id=class_id, student_id=student_id, number=number
@@ -317,8 +327,9 @@ async def extend_due_date(
 ) -> ExtensionOut:
     """Give one student of the class a due date of their own on an assigned lesson (or
     move it): their state, lateness and score follow it; nobody else's change."""
-    await own_class(session=session, teacher=teacher, class_id=class_id)
-    await class_student(session=session, class_id=class_id, student_id=student_id)
+    await _teachers_student(
+        session=session, teacher=teacher, class_id=class_id, student_id=student_id
+    )
     if not await service.set_extension(
         session=session,
         class_id=class_id,
@@ -342,8 +353,9 @@ async def remove_extension(
     session: SessionDep,
 ) -> Response:
     """The student is back on the assignment's due date (404 if they had no extension)."""
-    await own_class(session=session, teacher=teacher, class_id=class_id)
-    await class_student(session=session, class_id=class_id, student_id=student_id)
+    await _teachers_student(
+        session=session, teacher=teacher, class_id=class_id, student_id=student_id
+    )
     if not await service.remove_extension(
         session=session, class_id=class_id, lesson_slug=lesson_slug, student_id=student_id
     ):
@@ -465,8 +477,9 @@ async def student_submissions(
 ) -> list[SubmissionOut]:
     """A student's submissions, newest first, with their code, one page; the next page is
     in the `Link` header. Outputs are previews: the submission on its own has them all."""
-    await own_class(session=session, teacher=teacher, class_id=class_id)
-    await class_student(session=session, class_id=class_id, student_id=student_id)
+    await _teachers_student(
+        session=session, teacher=teacher, class_id=class_id, student_id=student_id
+    )
     rows = await submissions.list_own_submissions(
         session=session, user_id=student_id, lesson_slug=lesson, limit=limit + 1, before=before
     )
@@ -483,8 +496,9 @@ async def student_submission(
     session: SessionDep,
 ) -> SubmissionOut:
     """One submission of a student of the class, with its code and its stored output."""
-    await own_class(session=session, teacher=teacher, class_id=class_id)
-    await class_student(session=session, class_id=class_id, student_id=student_id)
+    await _teachers_student(
+        session=session, teacher=teacher, class_id=class_id, student_id=student_id
+    )
     submission = await submissions.get_own_submission(
         session=session, user_id=student_id, submission_id=submission_id
     )
@@ -503,8 +517,9 @@ async def drill_down(
     session: SessionDep,
 ) -> DrillDownOut:
     """One student's answers and submissions on one lesson, oldest first."""
-    await own_class(session=session, teacher=teacher, class_id=class_id)
-    student = await class_student(session=session, class_id=class_id, student_id=student_id)
+    student = await _teachers_student(
+        session=session, teacher=teacher, class_id=class_id, student_id=student_id
+    )
     lesson = await catalog.live_lesson(session=session, slug=lesson_slug)
     if lesson is None:
         raise not_found("Lesson")
