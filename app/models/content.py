@@ -64,12 +64,18 @@ class Lesson(Synced, Base):
     translations: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)
 
 
-class Question(Synced, Base):
+class LessonItem:
+    """A question or an exercise: an item of a lesson, at its place in it (`position`),
+    keyed by the id written in its content file. Its tables have these columns first."""
+
+    id: Mapped[str] = mapped_column(String(80), primary_key=True, sort_order=-1)
+    lesson_slug: Mapped[str] = mapped_column(ForeignKey("lessons.slug"), index=True, sort_order=-1)
+    position: Mapped[int] = mapped_column(Integer, sort_order=-1)
+
+
+class Question(LessonItem, Synced, Base):
     __tablename__ = "questions"
 
-    id: Mapped[str] = mapped_column(String(80), primary_key=True)
-    lesson_slug: Mapped[str] = mapped_column(ForeignKey("lessons.slug"), index=True)
-    position: Mapped[int] = mapped_column(Integer)
     kind: Mapped[str] = mapped_column(String(32))
     prompt_html: Mapped[str] = mapped_column(Text)
     # What the student may see (options, template, matching sides) ...
@@ -84,12 +90,9 @@ class Question(Synced, Base):
     # item ids).
 
 
-class Exercise(Synced, Base):
+class Exercise(LessonItem, Synced, Base):
     __tablename__ = "exercises"
 
-    id: Mapped[str] = mapped_column(String(80), primary_key=True)
-    lesson_slug: Mapped[str] = mapped_column(ForeignKey("lessons.slug"), index=True)
-    position: Mapped[int] = mapped_column(Integer)
     title: Mapped[str] = mapped_column(String(200))
     prompt_html: Mapped[str] = mapped_column(Text)
     starter_code: Mapped[str] = mapped_column(Text)
