@@ -18,7 +18,6 @@ from __future__ import annotations
 
 from collections import defaultdict
 from dataclasses import dataclass, replace
-from datetime import datetime
 from functools import cache
 from typing import Any
 
@@ -57,10 +56,11 @@ async def lock_student(*, session: AsyncSession, user_id: int | ColumnElement[An
         await session.execute(select(User.id).where(User.id == user_id).with_for_update())
 
 
-def dispatched_if_room(*, user_id: int, limit: int, now: datetime) -> ColumnElement[Any]:
+def dispatched_if_room(*, user_id: Any, limit: Any, now: Any) -> ColumnElement[Any]:
     """The `dispatched_at` of a new row: now if the student has fewer than `limit`
     unfinished submissions (in flight or waiting: a new one never overtakes an older
-    one), else NULL. Evaluated inside the INSERT, after `lock_student`."""
+    one), else NULL. Evaluated inside the INSERT, after `lock_student`. The arguments are
+    values or bound parameters (the INSERT is built once: app/submissions/service.py)."""
     own = aliased(Submission)
     unfinished = (
         select(func.count())

@@ -6,9 +6,10 @@ teachers' summaries). Never commits."""
 from __future__ import annotations
 
 from datetime import datetime, timedelta
+from functools import cache
 from typing import Any, Literal, cast
 
-from sqlalchemy import ColumnElement, Table, case, func, select, update
+from sqlalchemy import ColumnElement, Integer, Table, bindparam, case, func, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.orm.attributes import set_committed_value
 
@@ -38,28 +39,34 @@ async def claim(*, session: AsyncSession, submission_id: int, lease_s: float) ->
     now = utcnow()
     # Loaded from the UPDATE ... RETURNING as a plain statement: the ORM's bulk UPDATE
     # path costs several times the statement on the way of every grading.
-    row = SUBMISSIONS.c
-    claimed = await session.scalars(
-        select(Submission)
-        .from_statement(
-            update(SUBMISSIONS)
-            .where(
-                row.id == submission_id,
-                row.dispatched_at.is_not(None),
-                (row.status == SubmissionStatus.QUEUED)
-                | ((row.status == SubmissionStatus.RUNNING) & (row.lease_expires_at < now)),
-            )
-            .values(
-                status=SubmissionStatus.RUNNING,
-                attempts=row.attempts + 1,
-                started_at=now,
-                lease_expires_at=now + timedelta(seconds=lease_s),
-            )
-            .returning(*row)
-        )
-        .execution_options(populate_existing=True)
-    )
+    lease = {"now": now, "new_lease_expires_at": now + timedelta(seconds=lease_s)}
+    claimed = await session.scalars(_claim_statement(), {"submission_id": submission_id} | lease)
     return claimed.one_or_none()
+
+
+@cache
+def _claim_statement() -> Any:
+    """claim's UPDATE, built once (it runs on every grading), loaded as the object from its
+    RETURNING: the ORM's bulk UPDATE path costs several times the statement."""
+    row = SUBMISSIONS.c
+    now = bindparam("now", type_=row.started_at.type)
+    claimed = (
+        update(SUBMISSIONS)
+        .where(
+            row.id == bindparam("submission_id", type_=Integer),
+            row.dispatched_at.is_not(None),
+            (row.status == SubmissionStatus.QUEUED)
+            | ((row.status == SubmissionStatus.RUNNING) & (row.lease_expires_at < now)),
+        )
+        .values(
+            status=SubmissionStatus.RUNNING,
+            attempts=row.attempts + 1,
+            started_at=now,
+            lease_expires_at=bindparam("new_lease_expires_at", type_=row.lease_expires_at.type),
+        )
+        .returning(*row)
+    )
+    return select(Submission).from_statement(claimed).execution_options(populate_existing=True)
 
 
 async def record_runs(
@@ -149,18 +156,10 @@ async def _finish_if_complete(
 
     outcome = summarize(str(submission.id), runs)
     finished_at = utcnow()
+    values = {f"new_{key}": outcome[key] for key in ("status", "verdict", "detail")}
+    values |= {"new_runs": runs, "new_finished_at": finished_at}
     finished = await execute_core(
-        session,
-        update(Submission)
-        .where(Submission.id == submission.id, Submission.status.in_(SubmissionStatus.UNFINISHED))
-        .values(
-            status=outcome["status"],
-            verdict=outcome["verdict"],
-            detail=outcome["detail"],
-            runs=runs,
-            finished_at=finished_at,
-            lease_expires_at=None,
-        ),
+        session, _finish_statement(), {"submission_id": submission.id} | values
     )
     if getattr(finished, "rowcount", 0) == 1:
         # The row is written already; the loaded object only learns the values, so the
@@ -187,6 +186,25 @@ async def _finish_if_complete(
             await grades.exercise_progress_changed(
                 session=session, user_ids=[submission.user_id], exercise_id=submission.exercise_id
             )
+
+
+@cache
+def _finish_statement() -> Any:
+    """The finish's UPDATE, built once: it runs on every grading."""
+    row = SUBMISSIONS.c
+    named = ("status", "verdict", "detail", "runs", "finished_at")
+    return (
+        update(SUBMISSIONS)
+        .where(
+            row.id == bindparam("submission_id", type_=Integer),
+            row.status.in_(SubmissionStatus.UNFINISHED),
+        )
+        .values(
+            # (A parameter may not be named as the column it sets.)
+            {name: bindparam(f"new_{name}", type_=row[name].type) for name in named}
+            | {"lease_expires_at": None}
+        )
+    )
 
 
 async def unfinished_ids(*, session: AsyncSession) -> list[int]:

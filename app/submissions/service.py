@@ -5,9 +5,10 @@ app/grading/recording.py. Never commits."""
 from __future__ import annotations
 
 from datetime import datetime, timedelta
-from typing import NamedTuple
+from functools import cache
+from typing import Any, NamedTuple
 
-from sqlalchemy import func, insert, select
+from sqlalchemy import Integer, String, bindparam, func, insert, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.db import insert_for
@@ -42,26 +43,32 @@ async def create_submission(
     transaction, as the router does before counting what admission depends on: the count
     of unfinished submissions inside the INSERT is only right then."""
     devices = ["cpu"] if mode == SubmissionMode.RUN else list(exercise.devices)
-    now = utcnow()
-    inserted = (
-        insert(SUBMISSIONS)
-        .values(
-            user_id=user_id,
-            exercise_id=exercise.id,
-            code=code,
-            mode=mode,
-            devices=devices,
-            created_at=now,
-            dispatched_at=fairness.dispatched_if_room(
-                user_id=user_id, limit=in_flight_limit, now=now
-            ),
-        )
-        .returning(*SUBMISSIONS.c)
-    )
-    # A plain INSERT ... RETURNING loaded as the object: not the ORM's bulk INSERT path.
-    submission = (await session.scalars(select(Submission).from_statement(inserted))).one()
+    values = {"new_user_id": user_id, "new_exercise_id": exercise.id, "new_code": code}
+    values |= {"new_mode": mode, "new_devices": devices, "new_created_at": utcnow()}
+    values["limit"] = in_flight_limit
+    submission = (await session.scalars(_new_row_statement(), values)).one()
     await storage.add_stored_bytes(session=session, user_id=user_id, delta=storage.utf8_len(code))
     return submission
+
+
+@cache
+def _new_row_statement() -> Any:
+    """The INSERT of a new submission, built once (it runs on every submission: building
+    and keying it cost more than running it) and loaded as the object from its RETURNING,
+    past the ORM's bulk-INSERT path. Its student's room is counted inside it."""
+    row = SUBMISSIONS.c
+    named = ("user_id", "exercise_id", "code", "mode", "devices", "created_at")
+    # (A parameter may not be named as the column it sets.)
+    values: dict[str, Any] = {
+        name: bindparam(f"new_{name}", type_=row[name].type) for name in named
+    }
+    values["dispatched_at"] = fairness.dispatched_if_room(
+        user_id=values["user_id"],
+        limit=bindparam("limit", type_=Integer),
+        now=values["created_at"],
+    )
+    inserted = insert(SUBMISSIONS).values(**values).returning(*row)
+    return select(Submission).from_statement(inserted)
 
 
 async def get_own_submission(
@@ -120,11 +127,27 @@ async def admission_counts(
     that concurrent submissions of one student see each other (app/submissions/router.py).
     The exercise is read in the same statement: no read transaction of its own, and no
     cache that a content sync in another process could leave stale."""
-    since = utcnow() - timedelta(seconds=seconds)
+    parameters = {"user_id": user_id, "mode": mode, "exercise_id": exercise_id}
+    parameters["since"] = utcnow() - timedelta(seconds=seconds)
+    row = (await session.execute(_admission_statement(), parameters)).one()
+    return Admission(
+        recent=int(row[0]),
+        queued=int(row[1]),
+        in_line=int(row[2]),
+        own_unfinished=int(row[3]),
+        oldest_recent=row[4],
+        exercise=None if row[5] is None else Gradable(id=exercise_id, devices=list(row[5])),
+    )
+
+
+@cache
+def _admission_statement() -> Any:
+    """admission_counts' one statement, built once: it runs on every submission."""
+    user_id = bindparam("user_id", type_=Integer)
     of_mode = (
         Submission.user_id == user_id,
-        Submission.mode == mode,
-        Submission.created_at >= since,
+        Submission.mode == bindparam("mode", type_=Submission.mode.type),
+        Submission.created_at >= bindparam("since", type_=Submission.created_at.type),
     )
     recent = select(func.count()).where(*of_mode).scalar_subquery()
     oldest = select(func.min(Submission.created_at)).where(*of_mode).scalar_subquery()
@@ -143,18 +166,10 @@ async def admission_counts(
     )
     devices = (
         select(Exercise.devices)
-        .where(Exercise.id == exercise_id, is_live(Exercise))
+        .where(Exercise.id == bindparam("exercise_id", type_=String), is_live(Exercise))
         .scalar_subquery()
     )
-    row = (await session.execute(select(recent, queued, in_line, own, oldest, devices))).one()
-    return Admission(
-        recent=int(row[0]),
-        queued=int(row[1]),
-        in_line=int(row[2]),
-        own_unfinished=int(row[3]),
-        oldest_recent=row[4],
-        exercise=None if row[5] is None else Gradable(id=exercise_id, devices=list(row[5])),
-    )
+    return select(recent, queued, in_line, own, oldest, devices)
 
 
 async def solution_reason(
