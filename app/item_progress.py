@@ -5,7 +5,7 @@ row per student and item instead of every answer and graded submission.
 Four ways in, one meaning (the grid's, app/classes/grid.py):
 - `answer_recorded`: a student's answer, as it is stored (app/quizzes/service.py);
 - `submission_finished`: a submission as it finishes; only a graded one (mode grade, status
-  done) counts, a platform error is not the student's attempt (app/submissions/service.py);
+  done) counts, a platform error is not the student's attempt (app/grading/recording.py);
 - `follow_lessons`: each row's lesson (copied for the grid) after a content sync;
 - `rebuild`: the rows of some items or students made again from question_attempts and
   submissions, for a change that rewrites history (a regrade's new verdicts) and to fill
