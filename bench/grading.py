@@ -2,12 +2,19 @@
 
     .venv/bin/python bench/grading.py                 # starts its own embedded server
     .venv/bin/python bench/grading.py --url http://127.0.0.1:8000   # a running server
+    .venv/bin/python bench/grading.py --stack         # starts a distributed deployment
 
 It measures, for the seed exercise's sample solution: one submission at a time, HTTP submit
 to verdict (p50, p99); a burst of 200 (time to the last verdict); sustained gradings per
 second; and a cold `python main.py` of the same code. Targets on 2 cores: embedded p50 <= 15 ms,
 the burst within 3 s, >= 80 gradings/s; distributed (`--url ... --distributed`) p50 <= 30 ms,
 >= 45 gradings/s. A class of `--students` accounts is signed up before anything is timed.
+
+`--stack` starts the distributed deployment on this machine and measures it against the
+distributed targets: a database of its own on the PostgreSQL server at 127.0.0.1:5432
+(user postgres, as the tests; dropped at the end), a private redis-server, one web process
+(`python -m app serve` with REDIS_URL) and one grader worker (`python -m grader.worker`,
+`--worker-sandboxes` sandboxes).
 """
 
 from __future__ import annotations
@@ -15,6 +22,8 @@ from __future__ import annotations
 import argparse
 import asyncio
 import os
+import shutil
+import signal
 import statistics
 import subprocess
 import sys
@@ -31,6 +40,8 @@ TARGETS = {
     "distributed": {"p50_ms": 30, "burst_s": 3, "rate": 45},
 }
 sys.path.insert(0, str(ROOT))
+from tests.processes import free_port, psql  # noqa: E402  (as bench/rush.py)
+
 EXERCISE = "gpu-support-device-independent"
 KEEPALIVE_S = 3.0  # under the server's keep-alive timeout (uvicorn: 5 s)
 SOLUTION = (ROOT / "exercises/lessons/gpu-support/exercises" / EXERCISE / "solution.py").read_text()
@@ -165,6 +176,69 @@ def start_server(port: int) -> tuple[subprocess.Popen[bytes], str]:
     raise SystemExit("the server did not become ready")
 
 
+class DistributedStack:
+    """PostgreSQL database, Redis, one web process and one grader worker, all on this
+    machine: what the distributed targets are set for."""
+
+    def __init__(self, sandboxes: int) -> None:
+        self.tmp = Path(tempfile.mkdtemp(prefix="bench-stack-"))
+        self.server_url = "postgresql://postgres@127.0.0.1:5432"  # as tests/processes.py's psql
+        self.database = f"tc_bench_{uuid.uuid4().hex[:10]}"
+        self.port, self.redis_port = free_port(), free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        self.processes: list[subprocess.Popen[bytes]] = []
+        self.env = dict(os.environ) | {
+            "DATABASE_URL": f"{self.server_url}/{self.database}",
+            "REDIS_URL": f"redis://127.0.0.1:{self.redis_port}/0",
+            "DATA_DIR": str(self.tmp / "data"),
+            "PROMETHEUS_MULTIPROC_DIR": str(self.tmp),
+            "SUBMISSIONS_PER_MINUTE": "100000",
+            "SIGNUPS_PER_ADDRESS": "100000",
+            "MAX_QUEUED_PER_USER": "100000",
+            "GRADER_QUEUE_LIMIT": "100000",
+            "GRADER_WORKERS": str(sandboxes),
+        }
+
+    def _spawn(self, name: str, args: list[str]) -> None:
+        log = (self.tmp / f"{name}.log").open("ab")
+        self.processes.append(
+            subprocess.Popen(
+                args, cwd=ROOT, env=self.env, stdout=log, stderr=subprocess.STDOUT,
+                start_new_session=True,  # stopping it takes its sandboxes too
+            )
+        )  # fmt: skip
+
+    def start(self) -> str:
+        psql(f'CREATE DATABASE "{self.database}"')
+        redis = ["redis-server", "--port", str(self.redis_port), "--bind", "127.0.0.1"]
+        self._spawn("redis", [*redis, "--save", "", "--appendonly", "no", "--dir", str(self.tmp)])
+        migrate = [sys.executable, "-m", "app", "migrate"]
+        subprocess.run(migrate, cwd=ROOT, env=self.env, check=True, capture_output=True)
+        self._spawn("web", [sys.executable, "-m", "app", "serve", "--port", str(self.port)])
+        self._spawn("worker", [sys.executable, "-m", "grader.worker"])
+        for _ in range(600):
+            try:
+                # Ready once Redis answers; the warm-up gradings wait for the worker.
+                if httpx.get(f"{self.url}/readyz", timeout=1).status_code == 200:
+                    return self.url
+            except httpx.HTTPError:
+                pass
+            time.sleep(0.2)
+        raise SystemExit(f"the stack did not become ready; its logs are in {self.tmp}")
+
+    def stop(self) -> None:
+        for process in reversed(self.processes):
+            if process.poll() is None:
+                os.killpg(process.pid, signal.SIGTERM)
+        for process in self.processes:
+            try:
+                process.wait(30)
+            except subprocess.TimeoutExpired:
+                os.killpg(process.pid, signal.SIGKILL)
+        psql(f'DROP DATABASE IF EXISTS "{self.database}" WITH (FORCE)')
+        shutil.rmtree(self.tmp, ignore_errors=True)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--url", help="a running server (default: start an embedded one)")
@@ -184,11 +258,19 @@ def main() -> None:
     parser.add_argument(
         "--distributed", action="store_true", help="--url is a distributed deployment"
     )
+    parser.add_argument(
+        "--stack", action="store_true", help="start a distributed deployment and measure it"
+    )
+    parser.add_argument("--worker-sandboxes", type=int, default=2)
     args = parser.parse_args()
 
     server = None
+    stack = DistributedStack(args.worker_sandboxes) if args.stack else None
     url = args.url
-    if url is None:
+    if stack is not None:
+        url = stack.start()
+        args.distributed = True
+    elif url is None:
         server, url = start_server(args.port)
     try:
         cold = cold_baseline(args.cold)
@@ -203,6 +285,8 @@ def main() -> None:
             )
         )
     finally:
+        if stack is not None:
+            stack.stop()
         if server:
             server.terminate()
             try:
@@ -214,7 +298,13 @@ def main() -> None:
     p50 = statistics.median(figures["single"]) * 1000
     p99 = percentile(figures["single"], 0.99) * 1000
     cold_p50 = statistics.median(cold) * 1000
-    print(f"server: {url}{' (embedded, started by this script)' if server else ''}")
+    started = " (embedded, started by this script)" if server else ""
+    started = (
+        " (distributed: web, worker, PostgreSQL, Redis, started by this script)"
+        if stack
+        else started
+    )
+    print(f"server: {url}{started}")
     print(f"cold `python main.py` (baseline): p50 {cold_p50:.0f} ms over {len(cold)} runs")
     print(
         f"one at a time, submit to verdict: p50 {p50:.1f} ms, p99 {p99:.1f} ms "
