@@ -10,7 +10,7 @@ from pydantic_core import ErrorDetails
 
 from app import limits
 from app.auth import password_links, passwords, service, sessions, tokens
-from app.auth.arrival import arrival, safe_next
+from app.auth.arrival import NEXT_MAX, arrival, safe_next
 from app.auth.dependencies import OptionalUser, log_in, log_out, session_key
 from app.auth.router import (
     BAD_LOGIN,
@@ -46,6 +46,10 @@ USERNAME_CHARACTERS = N_(
 )
 TOKEN_DAYS = (7, 30, 90, 365)
 TOKEN_DAYS_RULE = N_("%(field)s: pick one of the listed durations.")
+# Where the log-in and sign-up forms send the visitor after, and why they came
+# (app/auth/arrival.py): hidden fields both forms carry.
+NextField = Annotated[str, Form(max_length=NEXT_MAX)]
+WhyField = Annotated[str, Form(max_length=20)]
 
 
 def credentials_error(error: ErrorDetails) -> str:
@@ -122,8 +126,8 @@ async def signup(
     username: Annotated[str, Form()] = "",
     password: Annotated[str, Form()] = "",
     display_name: Annotated[str, Form()] = "",
-    next: Annotated[str, Form(max_length=500)] = "/",
-    why: Annotated[str, Form(max_length=20)] = "",
+    next: NextField = "/",
+    why: WhyField = "",
 ) -> Response:
     arrived = await arrival(request, next, why)
     credentials, errors = read_credentials(username, password, display_name)
@@ -231,8 +235,8 @@ async def login(
     # No length caps: an overlong field is answered on the form, naming it.
     username: Annotated[str, Form()] = "",
     password: Annotated[str, Form()] = "",
-    next: Annotated[str, Form(max_length=500)] = "/",
-    why: Annotated[str, Form(max_length=20)] = "",
+    next: NextField = "/",
+    why: WhyField = "",
 ) -> Response:
     arrived = await arrival(request, next, why)
     context: dict[str, Any] = {**arrived.context, "username": username, "errors": {}}
