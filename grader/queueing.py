@@ -26,6 +26,16 @@ def actor_for(device: str) -> str:
     return f"grade_on_{device}"
 
 
+def doorbell_for(namespace: str, queue_name: str) -> str:
+    """A Redis list the app pushes to after each job it queues on `queue_name`: an idle worker
+    waits on it (BLPOP) and takes the job at once, instead of looking again every few
+    milliseconds. At most DOORBELL_LENGTH rings are kept; one is enough to wake a worker."""
+    return f"{namespace}:{queue_name}.doorbell"
+
+
+DOORBELL_LENGTH = 16
+
+
 def results_stream(namespace: str) -> str:
     return f"{namespace}:results"
 

@@ -4,8 +4,8 @@ It holds no database credentials and imports nothing from the app.
 
 Environment: REDIS_URL (required), GRADER_NAMESPACE, GRADER_WORKERS (parallel CPU runs),
 GRADER_DEVICES (comma-separated subset to serve, e.g. "cpu" for a CPU-only worker),
-GRADER_WORKER_ID, GRADER_POLL_MS (how often an idle worker looks for jobs, default 50),
-GRADER_UNSAFE_DEV_MODE.
+GRADER_WORKER_ID, GRADER_POLL_MS (how long an idle worker waits on its queues' doorbell
+before it looks for jobs anyway, default 50), GRADER_UNSAFE_DEV_MODE.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from typing import Any
 
 import dramatiq
 import redis
-from dramatiq.brokers.redis import RedisBroker
+from dramatiq.brokers.redis import RedisBroker, _RedisConsumer
 from dramatiq.middleware import AgeLimit, Callbacks, Pipelines, ShutdownNotifications, TimeLimit
 
 from .config import GraderConfig
@@ -34,6 +34,7 @@ from .queueing import (
     RunEvent,
     RunRequest,
     actor_for,
+    doorbell_for,
     queue_for,
     results_stream,
     workers_key,
@@ -169,6 +170,37 @@ def make_handler(grader: Grader, sender: EventSender, worker_id: str, device: st
     return handle
 
 
+class _DoorbellConsumer(_RedisConsumer):
+    """Dramatiq's Redis consumer, but idle it waits on the queue's doorbell (BLPOP, rung by
+    the app after each job it queues: grader.queueing.doorbell_for) for up to its timeout,
+    instead of sleeping between looks: a job queued for an idle worker starts at once, and
+    an idle worker costs Redis one blocked call per timeout. A worker that cannot take more
+    jobs (its prefetch is full) sleeps as Dramatiq's does, leaving the rings to idle ones."""
+
+    def __init__(self, broker: RedisBroker, queue_name: str, prefetch: int, timeout: int):
+        super().__init__(broker, queue_name, prefetch, 1)  # Dramatiq's own sleep: 1 ms
+        self.idle_s = timeout / 1000
+        self.doorbell = doorbell_for(broker.namespace, queue_name)
+
+    def __next__(self) -> Any:
+        message = super().__next__()
+        if message is None:
+            if self.outstanding_message_count < self.prefetch:
+                try:
+                    self.broker.client.blpop([self.doorbell], timeout=self.idle_s)
+                except redis.ConnectionError as error:
+                    raise dramatiq.ConnectionClosed(error) from None
+            else:
+                time.sleep(self.idle_s)
+        return message
+
+
+class DoorbellBroker(RedisBroker):
+    @property
+    def consumer_class(self) -> type[_DoorbellConsumer]:
+        return _DoorbellConsumer
+
+
 def build_broker(url: str, namespace: str) -> RedisBroker:
     # No Retries middleware: a failed run is reported as an event and the app decides.
     middleware = [
@@ -178,7 +210,7 @@ def build_broker(url: str, namespace: str) -> RedisBroker:
         Callbacks(),
         Pipelines(),
     ]
-    return RedisBroker(
+    return DoorbellBroker(
         url=url, namespace=namespace, middleware=middleware, heartbeat_timeout=15_000
     )
 
@@ -219,8 +251,8 @@ def main() -> int:
         )
         register(make_handler(grader, sender, worker_id, device))
     runs_at_once = threads + sum(1 for d in devices if d != "cpu")
-    # Dramatiq's Redis consumer polls an empty queue with a backoff capped by worker_timeout
-    # (1 s by default): that cap is the worst added latency of an idle worker.
+    # An idle consumer waits on its queue's doorbell for up to worker_timeout, then looks
+    # anyway: that is the worst added latency of a job queued by an app that did not ring.
     poll_ms = int(os.environ.get("GRADER_POLL_MS", "50"))
     worker = dramatiq.Worker(
         broker,

@@ -29,9 +29,11 @@ from app.models import Exercise, Submission, SubmissionMode, SubmissionStatus
 from app.submissions.remote_regrade import RemoteRegrades, is_regrade_job
 from grader import Run
 from grader.queueing import (
+    DOORBELL_LENGTH,
     RunEvent,
     RunRequest,
     actor_for,
+    doorbell_for,
     queue_for,
     results_stream,
     workers_key,
@@ -233,12 +235,25 @@ class DistributedGrading:
                 options={},
             )
             try:
-                sent = await asyncio.to_thread(self.broker.enqueue, message)
+                sent = await self.enqueue(message)
             except Exception as exc:  # Redis away: the lease runs out and the reaper re-sends
                 log.warning("could not queue submission %s for %s: %s", submission_id, device, exc)
             else:
                 await self._remember_sent(submission_id, device, sent)
         return released
+
+    async def enqueue(self, message: Message[Any]) -> Message[Any]:
+        """Queue `message` for the workers, then ring its queue's doorbell so that an idle
+        worker takes it at once (grader.queueing.doorbell_for); a ring lost is only a worker
+        that looks a little later."""
+        sent: Message[Any] = await asyncio.to_thread(self.broker.enqueue, message)
+        doorbell = doorbell_for(self.namespace, message.queue_name)
+        with contextlib.suppress(RedisError):
+            async with self.redis.pipeline(transaction=False) as pipe:
+                pipe.lpush(doorbell, 1)
+                pipe.ltrim(doorbell, 0, DOORBELL_LENGTH - 1)
+                await pipe.execute()
+        return sent
 
     async def _remember_sent(self, submission_id: int, device: str, message: Message[Any]) -> None:
         with contextlib.suppress(RedisError):  # forgotten: the reaper re-sends it, uncounted

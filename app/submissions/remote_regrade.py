@@ -86,7 +86,7 @@ class RemoteRegrades:
                 kwargs={},
                 options={},
             )
-            await asyncio.to_thread(self.grading.broker.enqueue, message)
+            await self.grading.enqueue(message)
             sent.append(device)
         deadline = time.monotonic() + job.limits.wall_time_s + WAIT_MARGIN_S
         while sent and time.monotonic() < deadline:

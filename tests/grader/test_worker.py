@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
+import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 import redis
+from dramatiq import Message
 
 from grader import Grader, GraderConfig
-from grader.queueing import RunEvent, results_stream
-from grader.worker import EventSender, make_handler
+from grader.queueing import RunEvent, doorbell_for, queue_for, results_stream
+from grader.worker import EventSender, build_broker, make_handler
 from tests.processes import PrivateRedis, stream_entries
 
 pytestmark = pytest.mark.distributed
@@ -49,3 +52,41 @@ def test_a_job_without_an_id_is_only_logged(client: redis.Redis) -> None:
     handle = make_handler(grader, EventSender(client, "ns", give_up_after_s=5), "w-1", "cpu")
     handle({"nonsense": True})
     assert events(client, "ns") == []
+
+
+def test_an_idle_worker_takes_a_job_when_the_doorbell_rings(tmp_path: Path) -> None:
+    """An idle consumer waits on its queue's doorbell: a job queued and rung while it waits
+    is taken at once, not at the end of its timeout (here 3 s); a job queued without a ring
+    (an older app) is still taken at the timeout, as Dramatiq's own consumer would."""
+    server = PrivateRedis(tmp_path).start()
+    broker = build_broker(server.url, "ns")
+    try:
+        broker.declare_queue(queue_for("cpu"))
+        consumer = broker.consume(queue_for("cpu"), prefetch=1, timeout=3000)
+
+        def seconds_to_take(ring: bool) -> float:
+            taken: list[float] = []
+
+            def take() -> None:
+                while (message := next(consumer)) is None:
+                    pass
+                taken.append(time.monotonic())
+                consumer.ack(message)
+
+            taker = threading.Thread(target=take)
+            taker.start()
+            time.sleep(0.5)  # the consumer waits on the doorbell by now
+            queued = time.monotonic()
+            broker.enqueue(
+                Message(queue_name=queue_for("cpu"), actor_name="a", args=(), kwargs={}, options={})
+            )
+            if ring:
+                broker.client.lpush(doorbell_for("ns", queue_for("cpu")), 1)
+            taker.join(10)
+            return taken[0] - queued
+
+        assert seconds_to_take(ring=True) < 1.0
+        assert seconds_to_take(ring=False) > 1.5  # the wait ran its course: the ring did it
+    finally:
+        broker.close()
+        server.kill()
