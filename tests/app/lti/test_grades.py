@@ -14,6 +14,7 @@ from fastapi import FastAPI
 from sqlalchemy import select, update
 
 from app.db import Database
+from app.grading import recording
 from app.lessons.catalog import live_exercise
 from app.lti import grades, outbox, service
 from app.lti.tokens import AccessTokens
@@ -226,7 +227,7 @@ async def _pass_exercise(db: Database, learner: str) -> int:
             session=session, user_id=user_id, exercise=exercise, code="print(1)\n"
         )
         runs = [_run(device, "passed") for device in submission.devices]
-        recorded = await submissions.record_runs(
+        recorded = await recording.record_runs(
             session=session, submission_id=submission.id, runs=runs
         )
         assert recorded == "recorded"
