@@ -25,7 +25,9 @@ from babel.messages.pofile import read_po
 from babel.numbers import format_decimal, format_percent
 from babel.support import Translations
 from starlette.datastructures import MutableHeaders
-from starlette.types import ASGIApp, Message, Receive, Scope, Send
+from starlette.types import Message, Receive, Scope, Send
+
+from app.asgi import HttpMiddleware
 
 log = logging.getLogger("app.i18n")
 
@@ -117,17 +119,11 @@ def choose_language(query_lang: str | None, cookie: str | None, accept: str | No
     return DEFAULT_LANGUAGE
 
 
-class LanguageMiddleware:
+class LanguageMiddleware(HttpMiddleware):
     """Chooses the language of each request, keeps it in `request.state.language` and in the
     context variable `gettext` reads, and remembers an explicit `?lang=` in a cookie."""
 
-    def __init__(self, app: ASGIApp) -> None:
-        self.app = app
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":
-            await self.app(scope, receive, send)
-            return
+    async def handle(self, scope: Scope, receive: Receive, send: Send) -> None:
         headers = {
             name.decode("latin-1"): value.decode("latin-1") for name, value in scope["headers"]
         }

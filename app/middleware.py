@@ -11,6 +11,7 @@ from starlette.datastructures import URL, MutableHeaders
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from app import metrics
+from app.asgi import HttpMiddleware
 from app.config import Settings
 from app.urls import route_path
 from app.web.templating import CSP_NONCE
@@ -34,15 +35,12 @@ CSP = {
 }
 
 
-class BodySizeLimit:
+class BodySizeLimit(HttpMiddleware):
     def __init__(self, app: ASGIApp, max_bytes: int) -> None:
-        self.app = app
+        super().__init__(app)
         self.max_bytes = max_bytes
 
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":
-            await self.app(scope, receive, send)
-            return
+    async def handle(self, scope: Scope, receive: Receive, send: Send) -> None:
         for name, value in scope["headers"]:
             if name == b"content-length" and value.isdigit() and int(value) > self.max_bytes:
                 await self._reject(send)
@@ -89,18 +87,12 @@ class BodySizeLimit:
         await send({"type": "http.response.body", "body": body})
 
 
-class RequestMetrics:
+class RequestMetrics(HttpMiddleware):
     """Times every HTTP request into tensorcamp_http_request_duration_seconds. Labelled by
     the route's template (`/api/submissions/{submission_id}`), never the raw path, so ids
     and probes for random URLs add no series."""
 
-    def __init__(self, app: ASGIApp) -> None:
-        self.app = app
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":
-            await self.app(scope, receive, send)
-            return
+    async def handle(self, scope: Scope, receive: Receive, send: Send) -> None:
         status = 500  # unless a response starts: an exception escaped the app
 
         async def send_and_note(message: Message) -> None:
@@ -145,13 +137,13 @@ def content_security_policy(settings: Settings) -> str:
     return "; ".join(f"{name} {value}" for name, value in directives.items())
 
 
-class SecurityHeaders:
+class SecurityHeaders(HttpMiddleware):
     """Adds the security headers to every answer, refusals included, unless the route set
     its own. Nothing is cached except static files: every other answer may carry a user's
     data or a CSRF token, and a shared computer's back button must not show it."""
 
     def __init__(self, app: ASGIApp, settings: Settings) -> None:
-        self.app = app
+        super().__init__(app)
         self.policy = content_security_policy(settings)
         self.headers = {
             "x-content-type-options": "nosniff",
@@ -162,10 +154,7 @@ class SecurityHeaders:
         if settings.cookie_secure:  # served over HTTPS: browsers should never try plain HTTP
             self.headers["strict-transport-security"] = f"max-age={HSTS_MAX_AGE_S}"
 
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":
-            await self.app(scope, receive, send)
-            return
+    async def handle(self, scope: Scope, receive: Receive, send: Send) -> None:
         static = route_path(scope).startswith(STATIC)
         # A new nonce for every answer; pages hand it to the editor (base.html's meta tag).
         nonce = secrets.token_urlsafe(16)

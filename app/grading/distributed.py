@@ -227,25 +227,25 @@ class DistributedGrading:
             self.notifier.finished(submission_id)
         for device in send:
             request = RunRequest(job=job, device=device, delivery=delivery, grade=grade)
-            message: Message[Any] = Message(
-                queue_name=queue_for(device),
-                actor_name=actor_for(device),
-                args=(request.model_dump(mode="json"),),
-                kwargs={},
-                options={},
-            )
             try:
-                sent = await self.enqueue(message)
+                sent = await self.enqueue(request)
             except Exception as exc:  # Redis away: the lease runs out and the reaper re-sends
                 log.warning("could not queue submission %s for %s: %s", submission_id, device, exc)
             else:
                 await self._remember_sent(submission_id, device, sent)
         return released
 
-    async def enqueue(self, message: Message[Any]) -> Message[Any]:
-        """Queue `message` for the workers, then ring its queue's doorbell so that an idle
-        worker takes it at once (grader.queueing.doorbell_for); a ring lost is only a worker
-        that looks a little later."""
+    async def enqueue(self, request: RunRequest) -> Message[Any]:
+        """Queue `request` for the workers of its device, then ring its queue's doorbell so
+        that an idle worker takes it at once (grader.queueing.doorbell_for); a ring lost is
+        only a worker that looks a little later."""
+        message: Message[Any] = Message(
+            queue_name=queue_for(request.device),
+            actor_name=actor_for(request.device),
+            args=(request.model_dump(mode="json"),),
+            kwargs={},
+            options={},
+        )
         sent: Message[Any] = await asyncio.to_thread(self.broker.enqueue, message)
         doorbell = doorbell_for(self.namespace, message.queue_name)
         with contextlib.suppress(RedisError):

@@ -7,21 +7,16 @@ CSRF token (app/web/csrf.py require_csrf), which does not depend on SameSite."""
 from __future__ import annotations
 
 from starlette.datastructures import MutableHeaders
-from starlette.types import ASGIApp, Message, Receive, Scope, Send
+from starlette.types import Message, Receive, Scope, Send
 
+from app.asgi import HttpMiddleware
 from app.web.credentials import SESSION_COOKIE
 
 LTI_SESSION = "lti"  # set in the session by a launch (app/lti/pages.py)
 
 
-class LtiSessionCookie:
-    def __init__(self, app: ASGIApp) -> None:
-        self.app = app
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":
-            await self.app(scope, receive, send)
-            return
+class LtiSessionCookie(HttpMiddleware):
+    async def handle(self, scope: Scope, receive: Receive, send: Send) -> None:
 
         async def send_with_cookie(message: Message) -> None:
             if message["type"] == "http.response.start" and scope.get("session", {}).get(

@@ -18,12 +18,11 @@ import time
 import uuid
 from typing import TYPE_CHECKING, Any
 
-from dramatiq import Message
 from redis.exceptions import RedisError
 
 from app.submissions.regrade import Regrader
 from grader import Job, Run
-from grader.queueing import RunEvent, RunRequest, actor_for, queue_for
+from grader.queueing import RunEvent, RunRequest
 
 if TYPE_CHECKING:
     from app.grading.distributed import DistributedGrading
@@ -79,14 +78,7 @@ class RemoteRegrades:
                 runs[device] = not_graded_run(device)
                 continue
             request = RunRequest(job=job.model_copy(update={"id": job_id}), device=device)
-            message: Message[Any] = Message(
-                queue_name=queue_for(device),
-                actor_name=actor_for(device),
-                args=(request.model_dump(mode="json"),),
-                kwargs={},
-                options={},
-            )
-            await self.grading.enqueue(message)
+            await self.grading.enqueue(request)
             sent.append(device)
         deadline = time.monotonic() + job.limits.wall_time_s + WAIT_MARGIN_S
         while sent and time.monotonic() < deadline:
