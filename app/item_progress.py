@@ -2,7 +2,7 @@
 date in the transaction that records their work, so that a class's grid and insight read one
 row per student and item instead of every answer and graded submission.
 
-Four ways in, one meaning (the grid's, app/classes/grid.py):
+Four ways in, one meaning (the grid's, app/classes/reports/grid.py):
 - `answer_recorded`: a student's answer, as it is stored (app/quizzes/service.py);
 - `submission_finished`: a submission as it finishes; only a graded one (mode grade, status
   done) counts, a platform error is not the student's attempt (app/grading/recording.py);

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from app.classes.drilldown import Event, SubmissionEvent
+from app.classes.reports.drilldown import Event, SubmissionEvent
 from app.classes.service import RosterRow, roster
 from app.submissions.diff import DiffRow, aligned_rows
 

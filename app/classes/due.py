@@ -27,7 +27,7 @@ State = Literal[
     "not_started",
     "overdue_not_started",
 ]
-# In that order: the grid's sort (app/classes/grid.py RANK) ranks them by it.
+# In that order: the grid's sort (app/classes/reports/grid.py RANK) ranks them by it.
 STATES: tuple[State, ...] = get_args(State)
 LATE_STATES: frozenset[str] = frozenset({"done_late", "overdue_in_progress", "overdue_not_started"})
 DONE_STATES: frozenset[str] = frozenset({"done", "done_late"})

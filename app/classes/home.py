@@ -11,7 +11,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.classes import service
 from app.classes.due import DONE_STATES, effective_due
-from app.classes.grid import STATE_LABELS, STATE_SYMBOLS, state_of, student_cells
+from app.classes.reports.grid import STATE_LABELS, STATE_SYMBOLS, state_of, student_cells
 from app.classes.service import StudentClass
 from app.models import Role, User, utcnow
 

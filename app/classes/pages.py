@@ -11,7 +11,6 @@ from fastapi.responses import Response
 
 from app import limits
 from app.auth.dependencies import OptionalUser, client_address
-from app.classes import density as grid_density
 from app.classes import guesses, service
 from app.classes.access import (
     TEACHER_OF_THE_CLASS,
@@ -24,12 +23,19 @@ from app.classes.access import (
     require_teacher,
 )
 from app.classes.attempts import attempts_in, compare, neighbours, previous_attempts
-from app.classes.attention import Thresholds, needs_attention
 from app.classes.comments import CommentRefused, add_comment, comments_on
-from app.classes.drilldown import collapse_repeats, exercises_in, filter_events, lesson_events
 from app.classes.due import STATES
-from app.classes.expand import expand_lesson
-from app.classes.grid import (
+from app.classes.home import student_home
+from app.classes.reports import density as grid_density
+from app.classes.reports.attention import Thresholds, needs_attention
+from app.classes.reports.drilldown import (
+    collapse_repeats,
+    exercises_in,
+    filter_events,
+    lesson_events,
+)
+from app.classes.reports.expand import expand_lesson
+from app.classes.reports.grid import (
     FILTER_LABELS,
     STATE_LABELS,
     STATE_SYMBOLS,
@@ -39,10 +45,9 @@ from app.classes.grid import (
     pick_lesson,
     view_grid,
 )
-from app.classes.grid_cells import CellWriter
-from app.classes.home import student_home
-from app.classes.insight import INSIGHT_LABELS, INSIGHT_SYMBOLS, build_insight
-from app.classes.item_summary import spent_label, summarize
+from app.classes.reports.grid_cells import CellWriter
+from app.classes.reports.insight import INSIGHT_LABELS, INSIGHT_SYMBOLS, build_insight
+from app.classes.reports.item_summary import spent_label, summarize
 from app.classes.router import DueWithinDays, FailedAttempts, IdleDays, join_url
 from app.classes.schemas import InvalidDueDate, parse_due
 from app.db import SessionDep, get_database
@@ -554,7 +559,7 @@ async def grid_page(
     (repeatable), `student` (repeatable ids: the students behind an insight group), `sort`
     (student, progress, activity or lesson:<slug>),
     `order` (asc or desc), `page`, `expand` (a lesson shown one column per item),
-    `density` (comfortable or compact: app/classes/density.py, remembered)."""
+    `density` (comfortable or compact: app/classes/reports/density.py, remembered)."""
     grid = await build_grid(session=session, class_id=class_id)
     remembered = request.cookies.get(grid_density.COOKIE)
     shown_density = grid_density.chosen(density, remembered)

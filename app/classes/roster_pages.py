@@ -23,7 +23,7 @@ from app.classes.access import (
     TeacherClass,
     class_student,
 )
-from app.classes.export import _text
+from app.classes.reports.export import _text
 from app.classes.roster_import import Action, ImportRefused, Plan
 from app.db import SessionDep
 from app.i18n import N_, gettext

@@ -18,17 +18,24 @@ from app.classes.access import (
     class_student,
     own_class,
 )
-from app.classes.attention import Thresholds, needs_attention
-from app.classes.drilldown import AnswerEvent as AnswerRow
-from app.classes.drilldown import AnswerRequestedEvent as AnswerRequestedRow
-from app.classes.drilldown import GaveUpEvent as GaveUpRow
-from app.classes.drilldown import HintEvent as HintRow
-from app.classes.drilldown import SubmissionEvent as SubmissionRow
-from app.classes.drilldown import lesson_events
 from app.classes.due import effective_due
-from app.classes.export import grid_csv, grid_json
-from app.classes.gradebook import Dialect, attachment, first_successes, gradebook_csv, lesson_items
-from app.classes.grid import (
+from app.classes.output_hint_router import hint_out
+from app.classes.reports.attention import Thresholds, needs_attention
+from app.classes.reports.drilldown import AnswerEvent as AnswerRow
+from app.classes.reports.drilldown import AnswerRequestedEvent as AnswerRequestedRow
+from app.classes.reports.drilldown import GaveUpEvent as GaveUpRow
+from app.classes.reports.drilldown import HintEvent as HintRow
+from app.classes.reports.drilldown import SubmissionEvent as SubmissionRow
+from app.classes.reports.drilldown import lesson_events
+from app.classes.reports.export import grid_csv, grid_json
+from app.classes.reports.gradebook import (
+    Dialect,
+    attachment,
+    first_successes,
+    gradebook_csv,
+    lesson_items,
+)
+from app.classes.reports.grid import (
     GridLesson,
     GridStudent,
     build_grid,
@@ -37,9 +44,8 @@ from app.classes.grid import (
     state_of,
     student_cells,
 )
-from app.classes.insight import Count as InsightCount
-from app.classes.insight import Item, build_insight
-from app.classes.output_hint_router import hint_out
+from app.classes.reports.insight import Count as InsightCount
+from app.classes.reports.insight import Item, build_insight
 from app.classes.schemas import (
     AnswerEvent,
     AnswerRequestedOut,

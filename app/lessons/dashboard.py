@@ -20,8 +20,8 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from app.auth.dependencies import OptionalUser
 from app.classes import service as classes
 from app.classes.due import DONE_STATES
-from app.classes.grid import STATE_LABELS, STATE_SYMBOLS
 from app.classes.home import HomeClass, student_home
+from app.classes.reports.grid import STATE_LABELS, STATE_SYMBOLS
 from app.classes.service import ClassSummary
 from app.db import SessionDep
 from app.lessons import catalog, service

@@ -17,7 +17,7 @@ class ItemProgress(Base):
     instead of every answer and graded submission. Derived data: `item_progress.rebuild`
     makes it again from question_attempts and submissions, which stay the truth.
 
-    Counted as the grid counts (app/classes/grid.py): a question's answers; an exercise's
+    Counted as the grid counts (app/classes/reports/grid.py): a question's answers; an exercise's
     graded submissions (mode grade, status done). Retired items keep their rows: readers
     leave them out."""
 

@@ -8,7 +8,8 @@ import re
 import httpx
 import pytest
 
-from app.classes import density, pages
+from app.classes import pages
+from app.classes.reports import density
 from app.db import Database
 from tests.app.classes.conftest import World, join_new_students
 

@@ -18,7 +18,7 @@ from typing import TypeVar
 from markupsafe import Markup, escape
 
 from app.classes.due import STATE_LABELS, STATE_SYMBOLS
-from app.classes.grid import Cell
+from app.classes.reports.grid import Cell
 from app.i18n import format_when, gettext, ngettext
 
 K = TypeVar("K")

@@ -14,7 +14,7 @@ from typing import Any
 
 import pydantic_core
 
-from app.classes.grid import Grid
+from app.classes.reports.grid import Grid
 from app.classes.schemas import CellOut
 
 COLUMNS = (

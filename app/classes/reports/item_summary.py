@@ -14,7 +14,7 @@ from datetime import datetime, timedelta
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from app.classes.drilldown import (
+from app.classes.reports.drilldown import (
     AnswerEvent,
     AnswerRequestedEvent,
     Event,

@@ -34,8 +34,8 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.classes.answers import correct_answer, failure_label, plain, summarise
 from app.classes.clusters import cluster_of
-from app.classes.grid import Grid
 from app.classes.output_hints import HintView, class_hints
+from app.classes.reports.grid import Grid
 from app.classes.service import active_members
 from app.i18n import N_, current_language
 from app.lessons.catalog import is_live

@@ -1,6 +1,6 @@
 """The gradebook: one row per student, for people and spreadsheets rather than programs.
 
-Per lesson (the grid's cells, app/classes/grid.py and app/classes/due.py) and per item
+Per lesson (the grid's cells, app/classes/reports/grid.py and app/classes/due.py) and per item
 (question or exercise, counted here from its first success) the score, when it was done and
 whether it was late, then totals. Headers and state names are in the page's language.
 
@@ -24,8 +24,8 @@ from sqlalchemy import case, func, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.classes.due import DONE_STATES, LATE_STATES, STATE_LABELS, LatePolicy
-from app.classes.export import _text
-from app.classes.grid import Cell, Grid
+from app.classes.reports.export import _text
+from app.classes.reports.grid import Cell, Grid
 from app.classes.service import active_members, live_items
 from app.i18n import current_language, gettext
 from app.models import (

@@ -16,7 +16,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.classes import due
 from app.classes.answers import plain
-from app.classes.grid import Grid, GridStudent
+from app.classes.reports.grid import Grid, GridStudent
 from app.classes.service import active_members
 from app.i18n import current_language
 from app.models import (
