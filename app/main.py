@@ -23,7 +23,13 @@ from app.auth import pages as auth_pages
 from app.auth import router as auth_router
 from app.auth.secret_key import session_secret
 from app.auth.setup import announce_setup_token
-from app.classes import output_hint_pages, output_hint_router, regrade_pages, roster_pages
+from app.classes import (
+    output_hint_pages,
+    output_hint_router,
+    regrade_pages,
+    report_pages,
+    roster_pages,
+)
 from app.classes import pages as class_pages
 from app.classes import router as class_router
 from app.config import REPO_ROOT, Settings, get_settings
@@ -181,6 +187,7 @@ def create_app(settings: Settings | None = None, database: Database | None = Non
     app.include_router(output_hint_router.router, dependencies=csrf)
     app.include_router(output_hint_pages.router, dependencies=csrf)
     app.include_router(roster_pages.router, dependencies=csrf)
+    app.include_router(report_pages.router, dependencies=csrf)
     for module in (
         auth_pages,
         auth_admin,

@@ -14,7 +14,7 @@ from app.auth.dependencies import OptionalUser
 from app.classes import output_hints
 from app.classes.access import TEACHER_OF_THE_CLASS, ClassId, TeacherClass
 from app.classes.output_hints import HintRefused
-from app.classes.pages import render_insight
+from app.classes.report_pages import render_insight
 from app.db import SessionDep
 from app.i18n import N_, gettext
 from app.web.flash import flash

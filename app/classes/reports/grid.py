@@ -659,3 +659,8 @@ def view_grid(
         counts=counts,
         lesson_counts=per_lesson,
     )
+
+
+def state_context() -> dict[str, Any]:
+    """The state words and marks a page that shows cells hands its template."""
+    return {"state_labels": STATE_LABELS, "state_symbols": STATE_SYMBOLS}

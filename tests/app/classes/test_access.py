@@ -223,12 +223,12 @@ def _route_path(path: str) -> str:
 
 
 def test_every_route_of_the_feature_is_in_the_matrix() -> None:
-    from app.classes import pages, roster_pages, router
+    from app.classes import pages, report_pages, roster_pages, router
 
     covered = {(case.method, _route_path(case.path)) for case in CASES.values()}
     routes = {
         (method, route.path)
-        for module in (router, pages, roster_pages)
+        for module in (router, pages, report_pages, roster_pages)
         for route in module.router.routes
         for method in getattr(route, "methods", set()) - {"HEAD"}
     }

@@ -12,7 +12,7 @@ import httpx
 import pytest
 from sqlalchemy import event
 
-from app.classes import pages
+from app.classes import report_pages
 from app.db import Database
 from app.models import ClassMember, Question, QuestionAttempt, Submission, utcnow
 from tests.app.classes.conftest import (
@@ -246,7 +246,7 @@ async def test_grid_page_pages_large_classes(
     client: httpx.AsyncClient, db: Database, world: World, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     await seed(client, db, world)
-    monkeypatch.setattr(pages, "PER_PAGE", 2)
+    monkeypatch.setattr(report_pages, "PER_PAGE", 2)
     url = f"/classes/{world.class_id}/progress"
     first = await client.get(url, headers=world.teacher.headers)
     assert "Page 1 of 2" in first.text

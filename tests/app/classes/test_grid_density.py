@@ -8,7 +8,7 @@ import re
 import httpx
 import pytest
 
-from app.classes import pages
+from app.classes import report_pages
 from app.classes.reports import density
 from app.db import Database
 from tests.app.classes.conftest import World, join_new_students
@@ -22,7 +22,7 @@ async def test_compact_shows_everyone_and_is_remembered(
     client: httpx.AsyncClient, db: Database, world: World, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     await join_new_students(client, db, world, 4)  # five students in all
-    monkeypatch.setattr(pages, "PER_PAGE", 2)
+    monkeypatch.setattr(report_pages, "PER_PAGE", 2)
     url = f"/classes/{world.class_id}/progress"
     headers = world.teacher.headers
 
