@@ -21,12 +21,16 @@ from __future__ import annotations
 
 from collections.abc import Collection
 from datetime import datetime
+from functools import cache
 from typing import Any
 
 from sqlalchemy import (
     ColumnElement,
     Executable,
+    Integer,
+    String,
     and_,
+    bindparam,
     case,
     delete,
     func,
@@ -66,15 +70,8 @@ __all__ = [
 async def answer_recorded(
     *, session: AsyncSession, user_id: int, question: Question, correct: bool, at: datetime
 ) -> None:
-    await _add_attempt(
-        session,
-        user_id=user_id,
-        kind=QUESTION,
-        item_id=question.id,
-        lesson_slug=question.lesson_slug,
-        ok=correct,
-        at=at,
-    )
+    values = {"p_lesson_slug": question.lesson_slug}
+    await _add_attempt(session, QUESTION, user_id, question.id, correct, at, values)
 
 
 async def submission_finished(*, session: AsyncSession, submission: Submission) -> None:
@@ -82,67 +79,72 @@ async def submission_finished(*, session: AsyncSession, submission: Submission) 
     one."""
     if submission.mode != SubmissionMode.GRADE or submission.status != SubmissionStatus.DONE:
         return
+    ok = submission.verdict == Verdict.PASSED
     await _add_attempt(
-        session,
-        user_id=submission.user_id,
-        kind=EXERCISE,
-        item_id=submission.exercise_id,
-        # Read in the same statement: the exercise is not loaded here.
-        lesson_slug=select(Exercise.lesson_slug)
-        .where(Exercise.id == submission.exercise_id)
-        .scalar_subquery(),
-        ok=submission.verdict == Verdict.PASSED,
-        at=submission.created_at,
+        session, EXERCISE, submission.user_id, submission.exercise_id, ok, submission.created_at
     )
 
 
 async def _add_attempt(
     session: AsyncSession,
-    *,
-    user_id: int,
     kind: str,
+    user_id: int,
     item_id: str,
-    lesson_slug: Any,
     ok: bool,
     at: datetime,
+    lesson: dict[str, Any] | None = None,
 ) -> None:
-    row = insert_for(session)(ItemProgress).values(
-        user_id=user_id,
-        kind=kind,
+    """One attempt more on the student's record of the item. `lesson`: the item's lesson
+    slug as a parameter; without it (an exercise) it is read in the same statement."""
+    parameters = {"p_user_id": user_id, "p_kind": kind, "p_item_id": item_id, "p_at": at}
+    parameters |= {"p_first_ok_at": at if ok else None, "p_first_ok_n": 1 if ok else None}
+    statement = _upsert_statement(insert_for(session), lesson is None)
+    await execute_core(session, statement, parameters | (lesson or {}))
+
+
+@cache
+def _upsert_statement(dialect_insert: Any, lesson_of_the_exercise: bool) -> Any:
+    """The upsert of one attempt, built once per database and per way of finding the item's
+    lesson: it runs on every answer and every grading (past the ORM's bookkeeping too:
+    db.execute_core)."""
+    item_id = bindparam("p_item_id", type_=String)
+    lesson_slug: Any = bindparam("p_lesson_slug", type_=String)
+    if lesson_of_the_exercise:
+        lesson_slug = select(Exercise.lesson_slug).where(Exercise.id == item_id).scalar_subquery()
+    at = bindparam("p_at", type_=ItemProgress.last_at.type)
+    row = dialect_insert(ItemProgress).values(
+        user_id=bindparam("p_user_id", type_=Integer),
+        kind=bindparam("p_kind", type_=String),
         item_id=item_id,
         lesson_slug=lesson_slug,
         attempts=1,
         last_at=at,
-        first_ok_at=at if ok else None,
-        first_ok_n=1 if ok else None,
+        first_ok_at=bindparam("p_first_ok_at", type_=ItemProgress.first_ok_at.type),
+        first_ok_n=bindparam("p_first_ok_n", type_=Integer),
     )
     new, old = row.excluded, ItemProgress
-    # On the path of every answer and grading: past the ORM's bookkeeping (db.execute_core).
-    await execute_core(
-        session,
-        row.on_conflict_do_update(
-            index_elements=[ItemProgress.user_id, ItemProgress.kind, ItemProgress.item_id],
-            set_={
-                "lesson_slug": new.lesson_slug,
-                "attempts": old.attempts + 1,
-                "last_at": case((new.last_at > old.last_at, new.last_at), else_=old.last_at),
-                "first_ok_at": case(
-                    (
-                        and_(
-                            new.first_ok_at.is_not(None),
-                            old.first_ok_at.is_(None) | (new.first_ok_at < old.first_ok_at),
-                        ),
-                        new.first_ok_at,
+    return row.on_conflict_do_update(
+        index_elements=[ItemProgress.user_id, ItemProgress.kind, ItemProgress.item_id],
+        set_={
+            "lesson_slug": new.lesson_slug,
+            "attempts": old.attempts + 1,
+            "last_at": case((new.last_at > old.last_at, new.last_at), else_=old.last_at),
+            "first_ok_at": case(
+                (
+                    and_(
+                        new.first_ok_at.is_not(None),
+                        old.first_ok_at.is_(None) | (new.first_ok_at < old.first_ok_at),
                     ),
-                    else_=old.first_ok_at,
+                    new.first_ok_at,
                 ),
-                # The attempt's number is the count before it plus one.
-                "first_ok_n": case(
-                    (and_(old.first_ok_n.is_(None), new.first_ok_n.is_not(None)), old.attempts + 1),
-                    else_=old.first_ok_n,
-                ),
-            },
-        ),
+                else_=old.first_ok_at,
+            ),
+            # The attempt's number is the count before it plus one.
+            "first_ok_n": case(
+                (and_(old.first_ok_n.is_(None), new.first_ok_n.is_not(None)), old.attempts + 1),
+                else_=old.first_ok_n,
+            ),
+        },
     )
 
 
