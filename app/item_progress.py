@@ -6,7 +6,7 @@ Four ways in, one meaning (the grid's, app/classes/reports/grid.py):
 - `answer_recorded`: a student's answer, as it is stored (app/quizzes/service.py);
 - `submission_finished`: a submission as it finishes; only a graded one (mode grade, status
   done) counts, a platform error is not the student's attempt (app/grading/recording.py);
-- `follow_lessons`: each row's lesson (copied for the grid) after a content sync;
+- `follow_lessons`: the rows' lesson (copied for the grid) of items a content sync moved;
 - `rebuild`: the rows of some items or students made again from question_attempts and
   submissions, for a change that rewrites history (a regrade's new verdicts) and to fill
   the table (migration 0021).
@@ -304,15 +304,19 @@ async def rebuild(
         await execute_core(session, statement)
 
 
-async def follow_lessons(*, session: AsyncSession) -> None:
-    """Give every row its item's lesson as the catalog has it now: a content sync may move a
-    question or exercise to another lesson (app/content/sync.py). Two UPDATEs that touch
-    only the rows of moved items."""
-    for kind, model in ((QUESTION, Question), (EXERCISE, Exercise)):
+async def follow_lessons(
+    *, session: AsyncSession, questions: Collection[str], exercises: Collection[str]
+) -> None:
+    """Give the rows of these items their item's lesson as the catalog has it now: a content
+    sync that moves a question or exercise to another lesson names it (app/content/sync.py).
+    Nothing to do, no statement: a sync that moved nothing reads no record."""
+    for kind, model, moved in ((QUESTION, Question, questions), (EXERCISE, Exercise, exercises)):
+        if not moved:
+            continue
         lesson = select(model.lesson_slug).where(model.id == ItemProgress.item_id)
         await execute_core(
             session,
             update(ItemProgress)
-            .where(ItemProgress.kind == kind, ItemProgress.lesson_slug != lesson.scalar_subquery())
+            .where(ItemProgress.kind == kind, ItemProgress.item_id.in_(list(moved)))
             .values(lesson_slug=lesson.scalar_subquery()),
         )

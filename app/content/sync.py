@@ -25,8 +25,10 @@ async def _upsert(
     key: str,
     wanted: dict[str, dict[str, Any]],
     existing: dict[Any, Row] | None = None,
-) -> None:
-    """`existing`: the model's rows by `key`, where the caller has read them already."""
+) -> set[Any]:
+    """`existing`: the model's rows by `key`, where the caller has read them already.
+    Returns the keys of rows that were there and moved to another lesson."""
+    moved: set[Any] = set()
     if existing is None:
         existing = await _rows(session, model, key)
     for ident, values in wanted.items():
@@ -37,11 +39,14 @@ async def _upsert(
         for name, value in values.items():
             if getattr(row, name) != value:
                 setattr(row, name, value)
+                if name == "lesson_slug":
+                    moved.add(ident)
         row.retired = False  # type: ignore[attr-defined]
     for ident, row in existing.items():
         if ident not in wanted:
             row.retired = True  # type: ignore[attr-defined]
     await session.flush()
+    return moved
 
 
 async def sync_catalog(*, session: AsyncSession, catalog: Catalog) -> None:
@@ -103,11 +108,13 @@ async def sync_catalog(*, session: AsyncSession, catalog: Catalog) -> None:
             }
     await _upsert(session, Track, "slug", tracks)
     await _upsert(session, Lesson, "slug", lessons)
-    await _upsert(session, Question, "id", questions)
+    moved_questions = await _upsert(session, Question, "id", questions)
     current = await _rows(session, Exercise, "id")
     before = {ident: regrade.exercise_fingerprint(row) for ident, row in current.items()}
-    await _upsert(session, Exercise, "id", exercises, current)
-    await item_progress.follow_lessons(session=session)  # items moved to another lesson
+    moved_exercises = await _upsert(session, Exercise, "id", exercises, current)
+    await item_progress.follow_lessons(
+        session=session, questions=moved_questions, exercises=moved_exercises
+    )
     await _regrade_changed(session, before, exercises)
 
 

@@ -36,7 +36,8 @@ class ItemProgress(Base):
     kind: Mapped[str] = mapped_column(String(8), primary_key=True)
     item_id: Mapped[str] = mapped_column(String(80), primary_key=True)
     # The item's lesson, copied so that the grid groups without joining the catalog; kept
-    # when an item moves to another lesson (`item_progress.follow_lessons`, at each sync).
+    # when an item moves to another lesson (`item_progress.follow_lessons`, by the sync that
+    # moves it).
     lesson_slug: Mapped[str] = mapped_column(String(64))
     attempts: Mapped[int] = mapped_column(Integer)
     last_at: Mapped[datetime]

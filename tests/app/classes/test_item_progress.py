@@ -275,7 +275,9 @@ async def test_an_item_moved_to_another_lesson_takes_its_records_along(
         await session.execute(
             update(Question).where(Question.id == questions[0].id).values(lesson_slug=OTHER_LESSON)
         )
-        await item_progress.follow_lessons(session=session)
+        await item_progress.follow_lessons(
+            session=session, questions=[questions[0].id], exercises=[]
+        )
         await session.commit()
     [row] = await assert_true_to_the_raw_rows(db, world.member.id)
     assert row[3] == OTHER_LESSON
