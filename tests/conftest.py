@@ -146,6 +146,19 @@ async def _drop_postgres_database(name: str) -> None:
         await connection.close()
 
 
+@pytest.fixture(params=ALL_BACKENDS)
+async def empty_database_url(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[str]:
+    """An empty database per backend, not migrated: for tests of a migration's own work."""
+    if request.param == "sqlite":
+        yield f"sqlite:///{tmp_path / 'empty.db'}"
+        return
+    name, url = await _create_postgres_database()
+    try:
+        yield url
+    finally:
+        await _drop_postgres_database(name)
+
+
 @pytest.fixture(scope="session")
 async def migrated_url(
     request: pytest.FixtureRequest,

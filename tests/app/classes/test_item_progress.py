@@ -6,13 +6,10 @@ same rows made again from the raw tables (`item_progress.recomputed`)."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
 from datetime import UTC, datetime, timedelta
-from pathlib import Path
 from typing import Any
 
 import httpx
-import pytest
 from alembic import command
 from sqlalchemy import select, update
 from sqlalchemy.ext.asyncio import AsyncSession
@@ -49,7 +46,6 @@ from tests.app.classes.conftest import (
     right_answer,
     wrong_answer,
 )
-from tests.conftest import _create_postgres_database, _drop_postgres_database
 
 Row = tuple[Any, ...]
 
@@ -308,22 +304,12 @@ async def test_two_answers_recorded_at_once_both_count(db: Database, world: Worl
 # --- migration 0021 fills the table from what was recorded before it ---------------------
 
 
-@pytest.fixture(params=["sqlite", "postgresql"])
-async def empty_url(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[str]:
-    if request.param == "sqlite":
-        yield f"sqlite:///{tmp_path / 'before.db'}"
-        return
-    name, url = await _create_postgres_database()
-    try:
-        yield url
-    finally:
-        await _drop_postgres_database(name)
-
-
-async def test_the_migration_fills_the_records_and_goes_down_cleanly(empty_url: str) -> None:
-    config = alembic_config(empty_url)
+async def test_the_migration_fills_the_records_and_goes_down_cleanly(
+    empty_database_url: str,
+) -> None:
+    config = alembic_config(empty_database_url)
     await asyncio.to_thread(command.upgrade, config, "0020")
-    engine = make_engine(Settings(database_url=empty_url).effective_database_url)
+    engine = make_engine(Settings(database_url=empty_database_url).effective_database_url)
     start = datetime(2026, 11, 2, 9, 0, tzinfo=UTC)
     try:
         # Made with today's models: they are 0020's tables (0021 only adds item_progress).

@@ -6,9 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import re
-from collections.abc import AsyncIterator
 from datetime import UTC, datetime
-from pathlib import Path
 from typing import Any
 
 import httpx
@@ -28,7 +26,6 @@ from app.models import Submission, SubmissionRun, User
 from app.models.states import SubmissionMode
 from app.submissions import service
 from tests.app.classes.conftest import build_world
-from tests.conftest import _create_postgres_database, _drop_postgres_database
 from tests.helpers import bearer, metric, register, unique_name
 
 EXERCISE = "gpu-support-device-independent"  # graded on cpu and cuda
@@ -383,22 +380,12 @@ OLD = {
 }
 
 
-@pytest.fixture(params=["sqlite", "postgresql"])
-async def empty_url(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[str]:
-    if request.param == "sqlite":
-        yield f"sqlite:///{tmp_path / 'old.db'}"
-        return
-    name, url = await _create_postgres_database()
-    try:
-        yield url
-    finally:
-        await _drop_postgres_database(name)
-
-
-async def test_the_migration_counts_what_was_stored_and_keeps_it_once(empty_url: str) -> None:
-    config = alembic_config(empty_url)
+async def test_the_migration_counts_what_was_stored_and_keeps_it_once(
+    empty_database_url: str,
+) -> None:
+    config = alembic_config(empty_database_url)
     await asyncio.to_thread(command.upgrade, config, "0004")
-    engine = make_engine(Settings(database_url=empty_url).effective_database_url)
+    engine = make_engine(Settings(database_url=empty_database_url).effective_database_url)
     now = datetime.now(UTC)
     finished = [big_run("cpu", "wrong_output"), big_run("cuda", "not_graded")]
     partial = big_run("cpu", "passed")
