@@ -22,8 +22,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import os
-import shutil
-import signal
 import statistics
 import subprocess
 import sys
@@ -40,7 +38,7 @@ TARGETS = {
     "distributed": {"p50_ms": 30, "burst_s": 3, "rate": 45},
 }
 sys.path.insert(0, str(ROOT))
-from tests.processes import free_port, psql  # noqa: E402  (as bench/rush.py)
+from bench.stack import Stack  # noqa: E402
 
 EXERCISE = "gpu-support-device-independent"
 KEEPALIVE_S = 3.0  # under the server's keep-alive timeout (uvicorn: 5 s)
@@ -147,16 +145,18 @@ async def measure(
     return {"single": single, "burst_s": burst_s, "rate": rate}
 
 
+# The class signs up from one address, and the burst queues many at once.
+UNLIMITED = {
+    "SUBMISSIONS_PER_MINUTE": "100000",
+    "SIGNUPS_PER_ADDRESS": "100000",
+    "MAX_QUEUED_PER_USER": "100000",
+    "GRADER_QUEUE_LIMIT": "100000",
+}
+
+
 def start_server(port: int) -> tuple[subprocess.Popen[bytes], str]:
     data = tempfile.mkdtemp(prefix="bench-")
-    env = dict(os.environ) | {
-        "DATA_DIR": data,
-        "SUBMISSIONS_PER_MINUTE": "100000",
-        # The class signs up from one address, and the burst queues many at once.
-        "SIGNUPS_PER_ADDRESS": "100000",
-        "MAX_QUEUED_PER_USER": "100000",
-        "GRADER_QUEUE_LIMIT": "100000",
-    }
+    env = dict(os.environ) | UNLIMITED | {"DATA_DIR": data}
     server = subprocess.Popen(
         [sys.executable, "-m", "app", "serve", "--port", str(port)],
         cwd=ROOT,
@@ -174,69 +174,6 @@ def start_server(port: int) -> tuple[subprocess.Popen[bytes], str]:
         time.sleep(0.2)
     server.kill()
     raise SystemExit("the server did not become ready")
-
-
-class DistributedStack:
-    """PostgreSQL database, Redis, one web process and one grader worker, all on this
-    machine: what the distributed targets are set for."""
-
-    def __init__(self, sandboxes: int) -> None:
-        self.tmp = Path(tempfile.mkdtemp(prefix="bench-stack-"))
-        self.server_url = "postgresql://postgres@127.0.0.1:5432"  # as tests/processes.py's psql
-        self.database = f"tc_bench_{uuid.uuid4().hex[:10]}"
-        self.port, self.redis_port = free_port(), free_port()
-        self.url = f"http://127.0.0.1:{self.port}"
-        self.processes: list[subprocess.Popen[bytes]] = []
-        self.env = dict(os.environ) | {
-            "DATABASE_URL": f"{self.server_url}/{self.database}",
-            "REDIS_URL": f"redis://127.0.0.1:{self.redis_port}/0",
-            "DATA_DIR": str(self.tmp / "data"),
-            "PROMETHEUS_MULTIPROC_DIR": str(self.tmp),
-            "SUBMISSIONS_PER_MINUTE": "100000",
-            "SIGNUPS_PER_ADDRESS": "100000",
-            "MAX_QUEUED_PER_USER": "100000",
-            "GRADER_QUEUE_LIMIT": "100000",
-            "GRADER_WORKERS": str(sandboxes),
-        }
-
-    def _spawn(self, name: str, args: list[str]) -> None:
-        log = (self.tmp / f"{name}.log").open("ab")
-        self.processes.append(
-            subprocess.Popen(
-                args, cwd=ROOT, env=self.env, stdout=log, stderr=subprocess.STDOUT,
-                start_new_session=True,  # stopping it takes its sandboxes too
-            )
-        )  # fmt: skip
-
-    def start(self) -> str:
-        psql(f'CREATE DATABASE "{self.database}"')
-        redis = ["redis-server", "--port", str(self.redis_port), "--bind", "127.0.0.1"]
-        self._spawn("redis", [*redis, "--save", "", "--appendonly", "no", "--dir", str(self.tmp)])
-        migrate = [sys.executable, "-m", "app", "migrate"]
-        subprocess.run(migrate, cwd=ROOT, env=self.env, check=True, capture_output=True)
-        self._spawn("web", [sys.executable, "-m", "app", "serve", "--port", str(self.port)])
-        self._spawn("worker", [sys.executable, "-m", "grader.worker"])
-        for _ in range(600):
-            try:
-                # Ready once Redis answers; the warm-up gradings wait for the worker.
-                if httpx.get(f"{self.url}/readyz", timeout=1).status_code == 200:
-                    return self.url
-            except httpx.HTTPError:
-                pass
-            time.sleep(0.2)
-        raise SystemExit(f"the stack did not become ready; its logs are in {self.tmp}")
-
-    def stop(self) -> None:
-        for process in reversed(self.processes):
-            if process.poll() is None:
-                os.killpg(process.pid, signal.SIGTERM)
-        for process in self.processes:
-            try:
-                process.wait(30)
-            except subprocess.TimeoutExpired:
-                os.killpg(process.pid, signal.SIGKILL)
-        psql(f'DROP DATABASE IF EXISTS "{self.database}" WITH (FORCE)')
-        shutil.rmtree(self.tmp, ignore_errors=True)
 
 
 def main() -> None:
@@ -265,7 +202,11 @@ def main() -> None:
     args = parser.parse_args()
 
     server = None
-    stack = DistributedStack(args.worker_sandboxes) if args.stack else None
+    stack = (
+        Stack(web_processes=1, workers=1, sandboxes=args.worker_sandboxes, env=UNLIMITED)
+        if args.stack
+        else None
+    )
     url = args.url
     if stack is not None:
         url = stack.start()

@@ -35,26 +35,20 @@ import gevent
 import gevent.pool
 
 import argparse
-import os
 import random
-import shutil
-import signal
-import subprocess
 import sys
-import tempfile
 import time
 import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar
 
-import redis
 import yaml
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from tests.processes import free_port, psql  # noqa: E402
+from bench.stack import Stack  # noqa: E402
 
 LESSONS = ROOT / "exercises" / "lessons"
 PAGE = "/lessons/[slug]"
@@ -194,122 +188,7 @@ class Student(FastHttpUser):
             )
 
 
-# --- the stack ----------------------------------------------------------------------------
-
-
-class Stack:
-    """PostgreSQL database, Redis, two web processes on one port, two grader workers."""
-
-    def __init__(self, worker_threads: int) -> None:
-        self.tmp = Path(tempfile.mkdtemp(prefix="rush-"))
-        self.database = f"tc_rush_{uuid.uuid4().hex[:10]}"
-        self.port = free_port()
-        self.redis_port = free_port()
-        self.worker_threads = worker_threads
-        self.processes: list[subprocess.Popen[bytes]] = []
-        self.url = f"http://127.0.0.1:{self.port}"
-        (self.tmp / "metrics").mkdir()
-        self.env = dict(os.environ) | {
-            "DATABASE_URL": f"postgresql://postgres@127.0.0.1:5432/{self.database}",
-            "REDIS_URL": f"redis://127.0.0.1:{self.redis_port}/0",
-            "DATA_DIR": str(self.tmp / "data"),
-            "PROMETHEUS_MULTIPROC_DIR": str(self.tmp / "metrics"),
-            "SIGNUPS_PER_ADDRESS": "100000",  # the whole class signs up from here
-            "PYTHONUNBUFFERED": "1",
-        }
-
-    def spawn(self, name: str, args: list[str], env: dict[str, str] | None = None) -> None:
-        log = (self.tmp / f"{name}.log").open("ab")
-        self.processes.append(
-            subprocess.Popen(
-                args,
-                cwd=ROOT,
-                env=env or self.env,
-                stdout=log,
-                stderr=subprocess.STDOUT,
-                start_new_session=True,  # so that stopping takes the sandboxes too
-            )
-        )
-
-    def start(self) -> None:
-        psql(f'CREATE DATABASE "{self.database}"')
-        self.spawn(
-            "redis",
-            [
-                *["redis-server", "--port", str(self.redis_port), "--bind", "127.0.0.1"],
-                *["--save", "", "--appendonly", "no", "--dir", str(self.tmp)],
-            ],
-        )
-        subprocess.run(
-            [sys.executable, "-m", "app", "migrate"],
-            cwd=ROOT,
-            env=self.env,
-            check=True,
-            capture_output=True,
-        )
-        self.spawn(
-            "web",
-            [
-                *[sys.executable, "-m", "uvicorn", "app.main:create_app", "--factory"],
-                *["--workers", "2", "--host", "127.0.0.1", "--port", str(self.port)],
-                *["--proxy-headers", "--log-level", "warning"],
-                # As `python -m app serve --workers` sets it: uvicorn's 5 s would have the
-                # supervisor kill a process busy hashing passwords as hung.
-                *["--timeout-worker-healthcheck", "60"],
-            ],
-        )
-        for number in (1, 2):
-            worker_env = self.env | {
-                "GRADER_WORKERS": str(self.worker_threads),
-                "GRADER_WORKER_ID": f"rush-{number}",
-            }
-            self.spawn(f"worker-{number}", [sys.executable, "-m", "grader.worker"], worker_env)
-        self.wait_ready()
-
-    def wait_ready(self) -> None:
-        import urllib.request
-
-        deadline = time.monotonic() + 120
-        while time.monotonic() < deadline:
-            try:
-                with urllib.request.urlopen(f"{self.url}/readyz", timeout=2) as answer:
-                    if answer.status == 200 and self.workers() >= 2:
-                        return
-            except OSError:
-                pass
-            time.sleep(0.5)
-        raise SystemExit(f"the stack did not become ready; logs in {self.tmp}")
-
-    def workers(self) -> int:
-        client = redis.Redis(port=self.redis_port)
-        return int(client.zcount("tensorcamp:workers:cpu", time.time(), "+inf"))
-
-    def queue_depth(self) -> int:
-        return int(redis.Redis(port=self.redis_port).llen("tensorcamp:grade-cpu"))
-
-    def unfinished(self, ids: set[int]) -> int:
-        """How many of `ids` are not done or error (missing rows count too)."""
-        if not ids:
-            return 0
-        listed = ",".join(str(i) for i in sorted(ids))
-        finished = psql(
-            f"SELECT count(*) FROM submissions WHERE id IN ({listed}) "
-            "AND status IN ('done', 'error')",
-            self.database,
-        )
-        return len(ids) - int(finished[0][0])
-
-    def stop(self) -> None:
-        for process in reversed(self.processes):
-            if process.poll() is None:
-                os.killpg(process.pid, signal.SIGTERM)
-        for process in self.processes:
-            try:
-                process.wait(30)
-            except subprocess.TimeoutExpired:
-                os.killpg(process.pid, signal.SIGKILL)
-        psql(f'DROP DATABASE IF EXISTS "{self.database}" WITH (FORCE)')
-        shutil.rmtree(self.tmp, ignore_errors=True)
+# --- signing the class up ----------------------------------------------------------------
 
 
 def sign_up(url: str, count: int) -> list[str]:
@@ -426,7 +305,9 @@ def main() -> int:
     steps = [int(n) for n in args.steps.split(",")]
 
     Shared.lessons = course()
-    stack = Stack(args.worker_threads)
+    # The whole class signs up from this machine.
+    stack = Stack(web_processes=2, workers=2, sandboxes=args.worker_threads,
+                  env={"SIGNUPS_PER_ADDRESS": "100000"})  # fmt: skip
     results: list[Step] = []
     lost = None
     try:
