@@ -70,8 +70,15 @@ __all__ = [
 async def answer_recorded(
     *, session: AsyncSession, user_id: int, question: Question, correct: bool, at: datetime
 ) -> None:
-    values = {"p_lesson_slug": question.lesson_slug}
-    await _add_attempt(session, QUESTION, user_id, question.id, correct, at, values)
+    await _add_attempt(
+        session,
+        kind=QUESTION,
+        user_id=user_id,
+        item_id=question.id,
+        ok=correct,
+        at=at,
+        lesson={"p_lesson_slug": question.lesson_slug},
+    )
 
 
 async def submission_finished(*, session: AsyncSession, submission: Submission) -> None:
@@ -79,14 +86,19 @@ async def submission_finished(*, session: AsyncSession, submission: Submission) 
     one."""
     if submission.mode != SubmissionMode.GRADE or submission.status != SubmissionStatus.DONE:
         return
-    ok = submission.verdict == Verdict.PASSED
     await _add_attempt(
-        session, EXERCISE, submission.user_id, submission.exercise_id, ok, submission.created_at
+        session,
+        kind=EXERCISE,
+        user_id=submission.user_id,
+        item_id=submission.exercise_id,
+        ok=submission.verdict == Verdict.PASSED,
+        at=submission.created_at,
     )
 
 
 async def _add_attempt(
     session: AsyncSession,
+    *,
     kind: str,
     user_id: int,
     item_id: str,
