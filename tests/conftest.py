@@ -63,7 +63,7 @@ SANDBOX_MODULE_FIXTURES = {
 }
 MARKERS_BY_FIXTURE: dict[str, tuple[str, ...]] = {
     **{name: ("sandbox",) for name in SANDBOX_MODULE_FIXTURES},
-    # tests/app/submissions/test_distributed_faults.py: PostgreSQL, Redis, web and workers.
+    # tests/app/submissions/conftest.py: PostgreSQL, Redis, web and workers.
     "stack": ("distributed", "postgres", "sandbox"),
 }
 BROWSER_TESTS = Path(__file__).parent / "browser"

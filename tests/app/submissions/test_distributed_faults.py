@@ -4,106 +4,29 @@ every submission still gets its verdict, and each is recorded exactly once."""
 from __future__ import annotations
 
 import time
-import uuid
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import httpx
-import pytest
 import redis as redis_client
 
-from app.config import REPO_ROOT
 from grader.queueing import RunEvent, queue_for, results_stream, workers_key
-from tests.helpers import metric
+from tests.app.submissions.stack import (
+    ALL_AT_ONCE,
+    EXERCISE,
+    SLOW_SOLUTION,
+    SOLUTION,
+    stack_sql,
+    start_web,
+    start_worker,
+    submit,
+    workers_ready,
+)
 from tests.processes import (
-    PrivateRedis,
-    Service,
-    Web,
-    psql,
     sign_up_student,
     stream_entries,
     wait_until,
-    worker,
 )
-
-EXERCISE = "gpu-support-device-independent"
-SOLUTION = (
-    REPO_ROOT / "exercises/lessons/gpu-support/exercises" / EXERCISE / "solution.py"
-).read_text()
-SLOW_SOLUTION = "import time\ntime.sleep(1.5)\n" + SOLUTION
-# For the tests of the queues themselves: one student's burst all in Redis at once, as
-# many students' would be (by default a student has one submission there at a time).
-ALL_AT_ONCE = {"GRADING_IN_FLIGHT_PER_STUDENT": "1000"}
-
-
-def stack_sql(stack: dict, sql: str) -> list[list[str]]:
-    return psql(sql, stack["env"]["DATABASE_URL"].rsplit("/", 1)[1])
-
-
-@pytest.fixture
-def database_url() -> Iterator[str]:
-    name = f"tc_fault_{uuid.uuid4().hex[:10]}"
-    psql(f'CREATE DATABASE "{name}"')
-    yield f"postgresql://postgres@127.0.0.1:5432/{name}"
-    psql(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
-
-
-@pytest.fixture
-def redis_server(tmp_path: Path) -> Iterator[PrivateRedis]:
-    server = PrivateRedis(tmp_path).start()
-    yield server
-    server.kill()
-
-
-@pytest.fixture
-def stack(tmp_path: Path, database_url: str, redis_server: PrivateRedis) -> Iterator[dict]:
-    namespace = f"tc-test-{uuid.uuid4().hex[:8]}"
-    env = {
-        "ENVIRONMENT": "test",
-        "SECRET_KEY": "fault-test-secret-key-that-is-long-enough",
-        "DATABASE_URL": database_url,
-        "REDIS_URL": redis_server.url,
-        "GRADING_NAMESPACE": namespace,
-        "QUEUED_LEASE_S": "6",
-        "RUNNING_LEASE_S": "4",
-        "REAP_EVERY_S": "0.5",
-        "CLAIM_IDLE_MS": "2000",
-        "SUBMISSIONS_PER_MINUTE": "1000",
-        "DATA_DIR": str(tmp_path),
-    }
-    services: list = []
-    yield {"env": env, "namespace": namespace, "redis": redis_server, "services": services}
-    for service in services:
-        service.kill()
-
-
-def start_web(tmp_path: Path, stack: dict) -> Web:
-    web = Web(tmp_path, stack["env"]).start()
-    stack["services"].append(web)
-    return web
-
-
-def start_worker(tmp_path: Path, stack: dict, threads: int = 2) -> Service:
-    service = worker(tmp_path, stack["redis"].url, stack["namespace"], threads).start()
-    stack["services"].append(service)
-    return service
-
-
-def workers_ready(client: httpx.Client, count: int) -> None:
-    wait_until(
-        lambda: metric(client.get("/metrics").text, "tensorcamp_workers", device="cpu") == count,
-        60,
-        f"{count} cpu worker(s)",
-    )
-
-
-def submit(client: httpx.Client, headers: dict[str, str], code: str) -> int:
-    response = client.post(
-        f"/api/exercises/{EXERCISE}/submissions", json={"code": code}, headers=headers
-    )
-    assert response.status_code == 202, response.text
-    return int(response.json()["id"])
 
 
 def finished(

@@ -12,12 +12,9 @@ from typing import Any
 
 import httpx
 
-from tests.app.submissions.test_distributed_faults import (  # noqa: F401 (fixtures)
+from tests.app.submissions.stack import (
     EXERCISE,
     SOLUTION,
-    database_url,
-    redis_server,
-    stack,
     stack_sql,
     start_web,
     start_worker,
@@ -29,7 +26,7 @@ from tests.processes import PYTHON, sign_up_student
 PASSWORD = "correct horse battery"
 
 
-def teacher_headers(client: httpx.Client, stack: dict) -> dict[str, str]:  # noqa: F811
+def teacher_headers(client: httpx.Client, stack: dict) -> dict[str, str]:
     name = f"t{os.urandom(5).hex()}"
     subprocess.run(
         [PYTHON, "-m", "app", "create-user", "--role", "teacher", "--username", name],
@@ -51,7 +48,7 @@ def finished(client: httpx.Client, headers: dict[str, str], ident: int) -> dict[
     raise AssertionError(f"submission {ident} never finished")
 
 
-def test_a_regrade_is_graded_by_the_workers(tmp_path: Path, stack: dict) -> None:  # noqa: F811
+def test_a_regrade_is_graded_by_the_workers(tmp_path: Path, stack: dict) -> None:
     start_worker(tmp_path, stack)
     web = start_web(tmp_path, stack)
     with httpx.Client(base_url=web.url, timeout=30) as client:

@@ -20,12 +20,9 @@ import httpx
 from app import migrations
 from app.db import Database
 from app.main import load_content
-from tests.app.submissions.test_distributed_faults import (  # noqa: F401 (fixtures)
+from tests.app.submissions.stack import (
     EXERCISE,
     SOLUTION,
-    database_url,
-    redis_server,
-    stack,
     stack_sql,
     start_web,
     start_worker,
@@ -128,7 +125,7 @@ class Stream:
 
 def test_restarting_web_processes_and_workers_one_by_one_loses_nothing(
     tmp_path: Path,
-    stack: dict,  # noqa: F811
+    stack: dict,
 ) -> None:
     web = WebPool(tmp_path, stack["env"])
     stack["services"].append(web)  # before it starts: stopped even if the start times out
@@ -181,7 +178,7 @@ def test_restarting_web_processes_and_workers_one_by_one_loses_nothing(
 
 def test_a_stopping_web_process_answers_its_long_polls_at_once(
     tmp_path: Path,
-    stack: dict,  # noqa: F811
+    stack: dict,
 ) -> None:
     """A long poll (`?wait=25`) held by a process told to stop answers at once with the
     submission as it stands, instead of holding the process until uvicorn's graceful
@@ -217,7 +214,7 @@ def test_a_stopping_web_process_answers_its_long_polls_at_once(
 
 async def test_web_processes_starting_together_on_an_empty_database_all_start(
     tmp_path: Path,
-    database_url: str,  # noqa: F811
+    database_url: str,
 ) -> None:
     """Three processes' start-up content load at once on a fresh database (as `uvicorn
     --workers` starts them): none fails with a duplicate row. Before, one did, and uvicorn's
