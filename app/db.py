@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
-from typing import Annotated, Any
+from typing import Annotated, Any, cast
 
 from fastapi import Depends, Request
-from sqlalchemy import CursorResult, Executable, event
+from sqlalchemy import CursorResult, Executable, Table, event
 from sqlalchemy.dialects.postgresql import insert as postgresql_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.ext.asyncio import (
@@ -127,3 +127,9 @@ async def execute_core(
     or whose new values it sets on them itself."""
     connection = await session.connection()
     return await connection.execute(statement, parameters)
+
+
+def table_of(model: Any) -> Table:
+    """A mapped class's table, for statements that skip the ORM's bookkeeping (with
+    execute_core, or loaded as objects with `select(Model).from_statement(...)`)."""
+    return cast(Table, model.__table__)

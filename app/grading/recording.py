@@ -7,14 +7,14 @@ from __future__ import annotations
 
 from datetime import datetime, timedelta
 from functools import cache
-from typing import Any, Literal, cast
+from typing import Any, Literal
 
-from sqlalchemy import ColumnElement, Integer, Table, bindparam, case, func, select, update
+from sqlalchemy import ColumnElement, Integer, bindparam, case, func, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.orm.attributes import set_committed_value
 
 from app import item_progress, metrics
-from app.db import execute_core, insert_for
+from app.db import execute_core, insert_for, table_of
 from app.grading import fairness
 from app.lti import grades
 from app.models import (
@@ -28,8 +28,6 @@ from app.models import (
 )
 from app.submissions import storage
 
-# The table itself, for statements that skip the ORM's bulk-DML path (see claim).
-SUBMISSIONS = cast(Table, Submission.__table__)
 MAX_ATTEMPTS = 2  # a platform fault is retried once, then reported as `error`
 
 
@@ -48,10 +46,11 @@ async def claim(*, session: AsyncSession, submission_id: int, lease_s: float) ->
 def _claim_statement() -> Any:
     """claim's UPDATE, built once (it runs on every grading), loaded as the object from its
     RETURNING: the ORM's bulk UPDATE path costs several times the statement."""
-    row = SUBMISSIONS.c
+    submissions = table_of(Submission)
+    row = submissions.c
     now = bindparam("now", type_=row.started_at.type)
     claimed = (
-        update(SUBMISSIONS)
+        update(submissions)
         .where(
             row.id == bindparam("submission_id", type_=Integer),
             row.dispatched_at.is_not(None),
@@ -191,10 +190,11 @@ async def _finish_if_complete(
 @cache
 def _finish_statement() -> Any:
     """The finish's UPDATE, built once: it runs on every grading."""
-    row = SUBMISSIONS.c
+    submissions = table_of(Submission)
+    row = submissions.c
     named = ("status", "verdict", "detail", "runs", "finished_at")
     return (
-        update(SUBMISSIONS)
+        update(submissions)
         .where(
             row.id == bindparam("submission_id", type_=Integer),
             row.status.in_(SubmissionStatus.UNFINISHED),

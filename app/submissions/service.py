@@ -11,9 +11,8 @@ from typing import Any, NamedTuple
 from sqlalchemy import Integer, String, bindparam, func, insert, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from app.db import insert_for
+from app.db import insert_for, table_of
 from app.grading import fairness
-from app.grading.recording import SUBMISSIONS
 from app.lessons.catalog import is_live
 from app.models import (
     Exercise,
@@ -56,7 +55,8 @@ def _new_row_statement() -> Any:
     """The INSERT of a new submission, built once (it runs on every submission: building
     and keying it cost more than running it) and loaded as the object from its RETURNING,
     past the ORM's bulk-INSERT path. Its student's room is counted inside it."""
-    row = SUBMISSIONS.c
+    submissions = table_of(Submission)
+    row = submissions.c
     named = ("user_id", "exercise_id", "code", "mode", "devices", "created_at")
     # (A parameter may not be named as the column it sets.)
     values: dict[str, Any] = {
@@ -67,7 +67,7 @@ def _new_row_statement() -> Any:
         limit=bindparam("limit", type_=Integer),
         now=values["created_at"],
     )
-    inserted = insert(SUBMISSIONS).values(**values).returning(*row)
+    inserted = insert(submissions).values(**values).returning(*row)
     return select(Submission).from_statement(inserted)
 
 

@@ -19,13 +19,13 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from functools import cache
-from typing import Any, cast
+from typing import Any
 
-from sqlalchemy import ColumnElement, Integer, String, Table, bindparam, func, select, update
+from sqlalchemy import ColumnElement, Integer, String, bindparam, func, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.orm import aliased
 
-from app.db import execute_core
+from app.db import execute_core, table_of
 from app.grading import fairness
 from app.models import Submission, SubmissionMode, SubmissionRun, SubmissionStatus, User, Verdict
 
@@ -81,7 +81,7 @@ async def add_stored_bytes(*, session: AsyncSession, user_id: int, delta: int) -
 @cache
 def _count_statement() -> Any:
     """add_stored_bytes' UPDATE, built once: it runs twice on every grading."""
-    users = cast(Table, User.__table__)
+    users = table_of(User)
     return (
         update(users)
         .where(users.c.id == bindparam("user_id", type_=Integer))
