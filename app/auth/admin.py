@@ -19,7 +19,7 @@ from app.db import SessionDep
 from app.i18n import N_, gettext
 from app.models import Role, User
 from app.web.flash import flash, take_flash
-from app.web.login import to_login
+from app.web.login import LoginRequired
 from app.web.redirects import see_other
 from app.web.templating import render
 
@@ -51,7 +51,7 @@ async def setup_form(
     token: Annotated[str, Form(max_length=200)] = "",
 ) -> Response:
     if user is None:
-        return to_login("/setup")
+        raise LoginRequired("/setup")
     user = await session.get_one(User, user.id)  # in this request's unit of work
     try:
         await setup.become_admin(session=session, user=user, token=token)
@@ -119,7 +119,7 @@ async def _admin_page(
 async def _admin(request: Request, user: User | None) -> Response | None:
     """The log-in page for a visitor, 403 for anyone but an administrator, else None."""
     if user is None:
-        return to_login(request.url.path)
+        raise LoginRequired(request.url.path)
     require_admin(user)
     return None
 

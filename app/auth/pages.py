@@ -35,7 +35,7 @@ from app.lessons.progress import lesson_progress
 from app.models import User
 from app.web import forms
 from app.web.flash import flash, take_flash
-from app.web.login import to_login
+from app.web.login import LoginRequired
 from app.web.redirects import see_other
 from app.web.templating import render
 
@@ -328,7 +328,7 @@ async def _account(
 @router.get("/account")
 async def account(request: Request, session: SessionDep, user: OptionalUser) -> Response:
     if user is None:
-        return to_login(request.url.path)
+        raise LoginRequired(request.url.path)
     return await _account(request, session, user)
 
 
@@ -340,7 +340,7 @@ async def display_name_form(
     display_name: Annotated[str, Form()] = "",
 ) -> Response:
     if user is None:
-        return to_login(request.url.path)
+        raise LoginRequired(request.url.path)
     try:
         wanted = ProfileUpdate(display_name=display_name)
     except ValidationError as exc:
@@ -366,7 +366,7 @@ async def create_token(
     expires_in_days: Annotated[str, Form()] = "",
 ) -> Response:
     if user is None:
-        return to_login(request.url.path)
+        raise LoginRequired(request.url.path)
     errors: dict[str, str] = {}
     # A form sends text; the API's number is strict (JSON's "30" is refused), so the
     # form's digits are read as the number here and anything else is refused below.
@@ -411,7 +411,7 @@ async def revoke_token(
     token_id: DbId,
 ) -> Response:
     if user is None:
-        return to_login(request.url.path)
+        raise LoginRequired(request.url.path)
     if not await tokens.revoke_token(session=session, user_id=user.id, token_id=token_id):
         raise HTTPException(status.HTTP_404_NOT_FOUND, gettext("Token not found."))
     return see_other("/account")
@@ -420,7 +420,7 @@ async def revoke_token(
 @router.post("/account/logout-all")
 async def logout_everywhere(request: Request, session: SessionDep, user: OptionalUser) -> Response:
     if user is None:
-        return to_login(request.url.path)
+        raise LoginRequired(request.url.path)
     await sessions.end_all_sessions(session=session, user_id=user.id)
     log_out(request)
     return see_other("/login")

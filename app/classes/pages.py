@@ -38,7 +38,7 @@ from app.lti import service as lti  # a class made from an LMS course
 from app.models import Classroom, Lesson, Role, User, utcnow
 from app.web import forms
 from app.web.flash import flash, take_flash
-from app.web.login import here, to_login
+from app.web.login import LoginRequired, here
 from app.web.redirects import see_other
 from app.web.templating import render
 
@@ -85,7 +85,7 @@ async def _classes_page(
 @router.get("/classes")
 async def classes_page(request: Request, session: SessionDep, user: OptionalUser) -> Response:
     if user is None:
-        return to_login(here(request))
+        raise LoginRequired(here(request))
     return await _classes_page(request, session, user)
 
 
@@ -97,7 +97,7 @@ async def create_class_form(
     name: Annotated[str, Form()] = "",
 ) -> Response:
     if user is None:
-        return to_login("/classes")
+        raise LoginRequired("/classes")
     require_teacher(user)
     if error := _name_error(name):
         return await _classes_page(
@@ -172,7 +172,7 @@ async def join_form(
     join_code: Annotated[str, Form()] = "",
 ) -> Response:
     if user is None:
-        return to_login("/classes")
+        raise LoginRequired("/classes")
     return await _join_or_explain(request, session, user, join_code)
 
 
@@ -183,7 +183,7 @@ async def join_page(
     """The join link: asks the student to confirm (a GET never joins; a code no class has
     counts as a guess, app/classes/guesses.py)."""
     if user is None:
-        return to_login(here(request))
+        raise LoginRequired(here(request))
     require_student(user)
     if (refused := await _too_many_guesses(request, user, code)) is not None:
         return refused
@@ -205,7 +205,7 @@ async def join_link(
     code: LessonSlug, request: Request, session: SessionDep, user: OptionalUser
 ) -> Response:
     if user is None:
-        return to_login(f"/join/{quote(code)}")
+        raise LoginRequired(f"/join/{quote(code)}")
     return await _join_or_explain(request, session, user, code)
 
 

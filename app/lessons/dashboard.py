@@ -40,7 +40,7 @@ from app.models import (
 )
 from app.quizzes.service import last_answers
 from app.submissions.service import list_own_submissions, revealed
-from app.web.login import to_login
+from app.web.login import LoginRequired
 from app.web.templating import render
 
 router = APIRouter(include_in_schema=False)
@@ -233,7 +233,7 @@ async def build_dashboard(*, session: AsyncSession, user: User, language: str) -
 @router.get("/progress")
 async def progress_page(request: Request, session: SessionDep, user: OptionalUser) -> Response:
     if user is None:
-        return to_login("/progress")
+        raise LoginRequired("/progress")
     dashboard = await build_dashboard(session=session, user=user, language=request.state.language)
     return render(
         request,

@@ -15,7 +15,7 @@ from app.lessons.catalog import live_exercise
 from app.lessons.lesson_page import render_lesson
 from app.quizzes import pending as pending_answers
 from app.web.flash import flash
-from app.web.login import to_login
+from app.web.login import LoginRequired
 from app.web.templating import render
 
 router = APIRouter(include_in_schema=False)
@@ -74,7 +74,7 @@ async def open_hint_form(
         raise not_found("Exercise")
     lesson_url = f"/lessons/{exercise.lesson_slug}"
     if user is None:
-        return to_login(lesson_url)
+        raise LoginRequired(lesson_url)
     try:
         await hints.open_hint(
             session=session,

@@ -24,7 +24,7 @@ from app.lti.tool_config import canvas_json, tool_urls
 from app.models import LtiPlatform, User
 from app.models.lti import LtiLineItem, LtiScore
 from app.web.flash import flash, take_flash
-from app.web.login import to_login
+from app.web.login import LoginRequired
 from app.web.redirects import see_other
 from app.web.templating import render
 
@@ -38,7 +38,7 @@ NOT_A_URL = N_("An address starting with https:// (or http:// on a test machine)
 def _admin(request: Request, user: User | None) -> Response | None:
     """The log-in page for a visitor, 403 for anyone but an administrator, else None."""
     if user is None:
-        return to_login(request.url.path)
+        raise LoginRequired(request.url.path)
     require_admin(user)
     return None
 

@@ -20,7 +20,7 @@ from app.models import Question
 from app.quizzes import pending, service
 from app.quizzes.kinds import InvalidAnswer, kind_of
 from app.web.flash import flash
-from app.web.login import to_login
+from app.web.login import LoginRequired
 
 router = APIRouter(include_in_schema=False)
 
@@ -95,7 +95,7 @@ async def reveal_form(
 ) -> Response:
     """The "Show the answer" button (app/quizzes/reveal.py), then the question again."""
     if user is None:
-        return to_login(f"/lessons/{slug}")
+        raise LoginRequired(f"/lessons/{slug}")
     question = await catalog.live_question(session=session, question_id=question_id)
     if question is None or question.lesson_slug != slug:
         raise not_found("Question")

@@ -6,7 +6,7 @@ from __future__ import annotations
 from urllib.parse import quote
 
 from fastapi import FastAPI, Request
-from fastapi.responses import RedirectResponse, Response
+from fastapi.responses import Response
 
 from app.web.redirects import see_other
 
@@ -25,10 +25,6 @@ def login_url(next_path: str) -> str:
     return f"/login?next={quote(next_path, safe='/')}"
 
 
-def to_login(next_path: str) -> RedirectResponse:
-    return see_other(login_url(next_path))
-
-
 def here(request: Request) -> str:
     """This page's path with its query: where log-in sends the visitor back to."""
     path = request.url.path
@@ -37,7 +33,7 @@ def here(request: Request) -> str:
 
 async def _login_first(request: Request, exc: Exception) -> Response:
     assert isinstance(exc, LoginRequired)
-    return to_login(exc.next_path)
+    return see_other(login_url(exc.next_path))
 
 
 def install(app: FastAPI) -> None:
