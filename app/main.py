@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
-from fastapi import Depends, FastAPI, Request
+from fastapi import APIRouter, Depends, FastAPI, Request
 from fastapi.encoders import jsonable_encoder
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, Response
@@ -16,6 +17,7 @@ from sqlalchemy import text
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.middleware.sessions import SessionMiddleware
 from starlette.middleware.trustedhost import TrustedHostMiddleware
+from starlette.routing import BaseRoute
 
 from app import apidocs, errors, lti, migrations, operations
 from app.auth import admin as auth_admin
@@ -179,16 +181,39 @@ def create_app(settings: Settings | None = None, database: Database | None = Non
     add_globals(workbench.TEMPLATE_HELPERS)
     add_globals(present.TEMPLATE_HELPERS)
 
+    # The same route objects in every app of this process (see _domain_routes).
+    app.router.routes.extend(_domain_routes())
+    app.mount("/static", StaticFiles(directory=REPO_ROOT / "app" / "static"), name="static")
+
+    app.include_router(operations.router)
+    lti.install(app)  # without the CSRF check: see app/lti/__init__.py
+    apidocs.install(app)
+    return app
+
+
+@functools.cache
+def _domain_routes() -> tuple[BaseRoute, ...]:
+    """The domains' pages and JSON API, behind the CSRF check, built once per process.
+
+    FastAPI builds an included router's handlers (dependencies, validators) lazily, per app,
+    on the first request. Every app of a process shares these, so that cost is paid once,
+    not once per app (the test suite makes an app per test). They carry the app-wide text
+    check themselves because they are not included through an app's router, and, having no
+    app of their own, they ignore `app.dependency_overrides` (nothing here uses it)."""
+    domains = APIRouter(dependencies=[Depends(refuse_invalid_text)])
     csrf = [Depends(require_csrf)]
-    for module in (auth_router, lesson_router, quiz_router, submission_router, class_router):
-        app.include_router(module.router, dependencies=csrf)
-    app.include_router(regrade_router.router, dependencies=csrf)
-    app.include_router(regrade_pages.router, dependencies=csrf)
-    app.include_router(output_hint_router.router, dependencies=csrf)
-    app.include_router(output_hint_pages.router, dependencies=csrf)
-    app.include_router(roster_pages.router, dependencies=csrf)
-    app.include_router(report_pages.router, dependencies=csrf)
     for module in (
+        auth_router,
+        lesson_router,
+        quiz_router,
+        submission_router,
+        class_router,
+        regrade_router,
+        regrade_pages,
+        output_hint_router,
+        output_hint_pages,
+        roster_pages,
+        report_pages,
         auth_pages,
         auth_admin,
         class_pages,
@@ -197,10 +222,5 @@ def create_app(settings: Settings | None = None, database: Database | None = Non
         quiz_pages,
         submission_pages,
     ):
-        app.include_router(module.router, dependencies=csrf)
-    app.mount("/static", StaticFiles(directory=REPO_ROOT / "app" / "static"), name="static")
-
-    app.include_router(operations.router)
-    lti.install(app)  # without the CSRF check: see app/lti/__init__.py
-    apidocs.install(app)
-    return app
+        domains.include_router(module.router, dependencies=csrf)
+    return tuple(domains.routes)
