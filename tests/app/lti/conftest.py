@@ -4,7 +4,6 @@ that speaks to both: the tool in process (http://testserver), the platform over 
 
 from __future__ import annotations
 
-import socket
 import subprocess
 import sys
 import time
@@ -21,23 +20,17 @@ from app.lti import keys, service
 from app.models import utcnow
 from tests.app.lti.flow import RunningPlatform
 from tests.helpers import refuse_server_errors
+from tests.processes import free_port, local_status
 
 CLIENT_ID = "tensorcamp-client"
 DEPLOYMENT_ID = "deployment-1"
 TOOL = "http://testserver"
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-        return port
-
-
 @contextmanager
 def running_platform(tool: str, port: int | None = None) -> Iterator[RunningPlatform]:
     """The platform process, for the tool at `tool`, until the block ends."""
-    port = port or _free_port()
+    port = port or free_port()
     script = Path(__file__).with_name("lms.py")
     process = subprocess.Popen(
         [sys.executable, str(script), str(port), tool, CLIENT_ID, DEPLOYMENT_ID]
@@ -46,11 +39,8 @@ def running_platform(tool: str, port: int | None = None) -> Iterator[RunningPlat
     try:
         deadline = time.monotonic() + 30
         while True:
-            try:
-                if httpx.get(f"{url}/jwks", timeout=1).status_code == 200:
-                    break
-            except httpx.TransportError:
-                pass
+            if local_status(port, "/jwks") == 200:
+                break
             if process.poll() is not None or time.monotonic() > deadline:
                 raise RuntimeError("the LTI platform process did not start")
             time.sleep(0.1)
