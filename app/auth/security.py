@@ -12,8 +12,10 @@ from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError
 
 _hasher = PasswordHasher()
-# Verified against when the user does not exist, so both failures take the same time.
-_DUMMY_HASH = _hasher.hash("not-a-real-password")
+# Verified against when the user does not exist, so both failures take the same time. Made
+# on first use, not at import: every process and command that imports the app would
+# otherwise pay for a hash (a tenth of a second of CPU) that most of them never need.
+_DUMMY_HASH: str | None = None
 # Argon2 runs here, off the event loop, a few hashes at a time: a burst of log-ins waits its
 # turn in this queue instead of taking every core (and asyncio's default pool) from the rest.
 HASH_THREADS = max(1, min(4, os.cpu_count() or 1))
@@ -24,9 +26,18 @@ def hash_password(password: str) -> str:
     return _hasher.hash(password)
 
 
+def _dummy_hash() -> str:
+    global _DUMMY_HASH
+    if _DUMMY_HASH is None:
+        _DUMMY_HASH = _hasher.hash("not-a-real-password")
+    return _DUMMY_HASH
+
+
 def verify_password(password: str, password_hash: str | None) -> bool:
     try:
-        return _hasher.verify(password_hash or _DUMMY_HASH, password) and password_hash is not None
+        return (
+            _hasher.verify(password_hash or _dummy_hash(), password) and password_hash is not None
+        )
     except (VerificationError, InvalidHashError):
         return False
 
