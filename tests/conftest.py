@@ -94,7 +94,9 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         group = None
         if item.path.is_relative_to(BROWSER_TESTS):
             names |= {"browser", "sandbox"}
-            group = "browser"  # one server process (session scope) for all browser tests
+            # A module's tests share its Chromium (module scope); the modules spread over
+            # the workers, each starting the server process (session scope) once.
+            group = "browser-" + item.nodeid.split("::")[0]
         elif shared := sorted(SANDBOX_MODULE_FIXTURES.intersection(fixtures)):
             # One group per module and per parametrization of its grader-starting fixture
             # (a live app per backend: the SQLite and PostgreSQL halves may run side by side).

@@ -20,6 +20,7 @@ import httpx
 import pytest
 
 from app.config import REPO_ROOT
+from tests.helpers import csrf_from
 from tests.processes import PYTHON, Web
 
 playwright_api = pytest.importorskip("playwright.sync_api")
@@ -47,14 +48,23 @@ if not CHROMIUM.exists():  # pragma: no cover - make test installs it (make syst
 
 @pytest.fixture(scope="session")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Web]:
+    """The server of a worker's browser tests (a module that needs one of its own overrides
+    this fixture with `serving`)."""
+    yield from serving(tmp_path_factory)
+
+
+def serving(tmp_path_factory: pytest.TempPathFactory, workers: int = 2) -> Iterator[Web]:
+    """A server process (SQLite in a temporary folder, the embedded grader) until closed."""
     missing = [str(p.relative_to(REPO_ROOT)) for p in (BUNDLE, AXE) if not p.exists()]
     assert not missing, f"missing {missing}: run `make frontend` (npm ci and the bundle) first"
     tmp = tmp_path_factory.mktemp("browser")
-    web = Web(tmp, {"DATA_DIR": str(tmp / "data"), "GRADER_WORKERS": "2"}).start()
+    web = Web(tmp, {"DATA_DIR": str(tmp / "data"), "GRADER_WORKERS": str(workers)}).start()
     web.data_dir = tmp / "data"  # type: ignore[attr-defined]
     try:
         yield web
     finally:
+        if admin := getattr(web, "admin", None):  # create_teacher's administrator
+            admin.close()
         web.stop()
 
 
@@ -162,19 +172,44 @@ def sign_up(visitor: Visitor, username: str, *, audit: bool = True) -> None:
     page.wait_for_url(visitor.base + "/")
 
 
-def create_teacher(server: Web, username: str) -> None:
+def create_user(server: Web, username: str, role: str) -> None:
+    """An account made on the command line (`python -m app create-user`), password PASSWORD."""
     env = dict(os.environ) | {
         "DATA_DIR": str(server.data_dir),  # type: ignore[attr-defined]
         "APP_USER_PASSWORD": PASSWORD,
     }
     subprocess.run(
-        [PYTHON, "-m", "app", "create-user", "--role", "teacher", "--username", username],
+        [PYTHON, "-m", "app", "create-user", "--role", role, "--username", username],
         env=env,
         cwd=REPO_ROOT,
         check=True,
         capture_output=True,
         timeout=60,
     )
+
+
+def create_teacher(server: Web, username: str) -> None:
+    """A teacher account (password PASSWORD), made as an administrator makes one: on /admin.
+    One administrator per server, made on the command line; a process per teacher would
+    cost a second and more of CPU each."""
+    admin: httpx.Client | None = getattr(server, "admin", None)
+    if admin is None:
+        name = unique("admin")
+        create_user(server, name, "admin")
+        admin = httpx.Client(base_url=server.url, timeout=30)
+        form = admin.get("/login")
+        logged_in = admin.post(
+            "/login",
+            data={"username": name, "password": PASSWORD, "csrf_token": csrf_from(form.text)},
+        )
+        assert logged_in.status_code == 303, logged_in.text
+        server.admin = admin  # type: ignore[attr-defined]
+    page = admin.get("/admin")
+    made = admin.post(
+        "/admin/teachers",
+        data={"username": username, "password": PASSWORD, "csrf_token": csrf_from(page.text)},
+    )
+    assert made.status_code == 303, made.text
 
 
 def log_in(visitor: Visitor, username: str) -> None:

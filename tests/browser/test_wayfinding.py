@@ -1,8 +1,7 @@
 """Finding the way, in a real browser: an answer given while logged out survives signing up
 and comes back in its question; a class's join link opened while logged out names the class
-and is still there to confirm after signing up; the Progress page says where to carry on;
-the first administrator comes from the setup token in the server's log and makes a teacher.
-axe audits every page."""
+and is still there to confirm after signing up; the Progress page says where to carry on.
+axe audits every page (the first administrator: test_setup_token.py)."""
 
 from __future__ import annotations
 
@@ -132,42 +131,3 @@ def test_a_join_link_opened_logged_out_is_still_there_after_signing_up(
     assert words["joined"] in page.locator(".home-classes").inner_text()
     page = student.go("/progress")
     assert class_name in page.locator("main").inner_text()
-
-
-def test_the_first_administrator_comes_from_the_setup_token(
-    visitor_factory: VisitorFactory, server: Web
-) -> None:
-    log = server.log.read_text(errors="replace")
-    found = re.search(r"setup token to become the administrator: ([A-Z0-9-]+)", log)
-    assert found, "no setup token in the server's log"
-    # The announcement names this server's own address (`serve --port` is the port it names).
-    assert f"log in at {server.url}/setup and enter this one-time setup token" in log
-
-    v = visitor_factory("en")
-    page = v.go("/setup")
-    v.audit("setup-visitor")
-    page.locator("main").get_by_role("link", name="Sign up").click()
-    admin = unique("admin")
-    sign_up_here(v, admin)
-    page.wait_for_url(v.base + "/setup")
-    v.audit("setup")
-    page.fill("#setup-token", found.group(1).lower())
-    page.locator("main form button[type=submit]").click()
-    page.wait_for_url(v.base + "/admin")
-    assert "administrator" in page.locator("main .alert").inner_text()
-    nav = page.locator('header nav[aria-label="Main"]')
-    assert nav.get_by_role("link", name="Administration").count() == 1
-    v.audit("admin")
-
-    teacher = unique("teach")
-    page.fill("#teacher-username", teacher)
-    page.fill("#teacher-password", "a long teacher secret")
-    page.locator("form[action='/admin/teachers'] button[type=submit]").click()
-    page.wait_for_url(v.base + "/admin")
-    assert teacher in page.locator("table.staff").inner_text()
-    v.shot("admin")
-
-    # The token is spent: the page says there is an administrator.
-    other = visitor_factory("en")
-    page = other.go("/setup")
-    assert "has an administrator already" in page.locator("main").inner_text()
