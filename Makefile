@@ -126,6 +126,7 @@ content-check: install system-deps
 # them), so each starts once; all other tests go wherever a worker is free. The 30 slowest
 # are listed at the end: where the suite's time goes.
 pytest: install-dev test-system-deps frontend translations
+	$(BIN)/python -m compileall -q app grader tests  # the suite starts ~100 Python processes
 	$(BIN)/pytest -n $(PYTEST_WORKERS) --dist loadgroup --durations=30
 
 # The inner loop: SQLite only, no browser, no Redis/worker processes; the sandbox unit tests
@@ -134,7 +135,8 @@ test-fast: install-dev system-deps frontend translations
 	TEST_BACKENDS=sqlite $(BIN)/pytest -n $(PYTEST_WORKERS) --dist loadgroup \
 	  -m "not browser and not distributed"
 
-test: lint typecheck content-check pytest
+# content-check is not repeated here: tests/app/content/test_solutions.py runs it.
+test: lint typecheck pytest
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache node_modules app/static/dist test-artifacts
