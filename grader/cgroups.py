@@ -28,6 +28,7 @@ import os
 import re
 import socket
 import threading
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -49,6 +50,8 @@ PARENT_ENV = "GRADER_CGROUP_PARENT"
 OWN_PARENT = ".."
 CONTROLLERS = ("memory", "pids", "cpu")
 _counter = itertools.count()
+# How long a closing grader waits for the processes of its last runs to leave their cgroups.
+CLOSE_PATIENCE_S = 2.0
 
 
 class CgroupUnavailable(RuntimeError):
@@ -177,16 +180,30 @@ class Cgroups:
             self.discard(run)
 
     def close(self) -> None:
+        """Remove our cgroups. The processes of a run that was just ended (the grader closes
+        its pools first) take a moment to leave, and a cgroup that still holds one cannot be
+        removed: wait up to CLOSE_PATIENCE_S for them. Whatever is left after that (processes
+        that will not die) is swept by the next grader to start on this host."""
         self.sweep()
-        for parent in self.parents.values():
-            for child in _children(parent):
-                with contextlib.suppress(OSError):
-                    child.rmdir()
-            with contextlib.suppress(OSError):
-                parent.rmdir()
+        deadline = time.monotonic() + CLOSE_PATIENCE_S
+        while not self._remove_all() and time.monotonic() < deadline:
+            time.sleep(0.02)
         for host in self.hosts:  # busy while another grader of this host still uses it
             with contextlib.suppress(OSError):
                 host.rmdir()
+
+    def _remove_all(self) -> bool:
+        """Remove every run's cgroup and our parents; False while any is still busy."""
+        removed = True
+        for parent in self.parents.values():
+            for directory in [*_children(parent), parent]:
+                try:
+                    directory.rmdir()
+                except FileNotFoundError:
+                    pass
+                except OSError:
+                    removed = False
+        return removed
 
 
 # --- setting up ---------------------------------------------------------------------------------

@@ -4,6 +4,8 @@ that may not grade without them refuses to."""
 from __future__ import annotations
 
 import os
+import subprocess
+import threading
 from pathlib import Path
 
 import pytest
@@ -58,6 +60,36 @@ def test_what_a_dead_grader_left_is_swept_at_the_next_start() -> None:
         (leftover / "run-1").mkdir(parents=True)
     Cgroups.create().close()
     assert not any(leftover.exists() for leftover in leftovers)
+
+
+def test_a_closing_grader_waits_for_its_last_runs_processes_to_leave() -> None:
+    """A run ended as its grader closes still has processes on their way out. Its cgroups
+    and the grader's go once they have left: nothing is left behind on the host."""
+    cgroups = cgroups_or_skip()
+    run = cgroups.new_run(memory_mb=100, processes=3)
+    sleeper = subprocess.Popen(["sleep", "60"])
+    try:
+        for fd in run.open_procs():
+            try:
+                os.write(fd, str(sleeper.pid).encode())
+            finally:
+                os.close(fd)
+        cgroups.discard(run)  # busy: the sleeper is in it
+        assert all(directory.exists() for directory in run.dirs)
+
+        def leave() -> None:
+            sleeper.kill()
+            sleeper.wait()
+
+        leaving = threading.Timer(0.3, leave)
+        leaving.start()
+        cgroups.close()
+        leaving.join()
+    finally:
+        sleeper.kill()
+        sleeper.wait()
+    assert not any(directory.exists() for directory in run.dirs)
+    assert not any(parent.exists() for parent in cgroups.parents.values())
 
 
 def test_the_policy_is_read_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
