@@ -19,6 +19,7 @@ from app.classes.answers import plain
 from app.classes.reports.grid import Grid, GridStudent
 from app.classes.service import active_members
 from app.i18n import current_language
+from app.lessons.catalog import is_live
 from app.models import (
     Exercise,
     Question,
@@ -91,7 +92,7 @@ async def _stuck_rows(
             func.max(QuestionAttempt.created_at),
         )
         .join(Question, Question.id == QuestionAttempt.question_id)
-        .where(QuestionAttempt.user_id.in_(members), ~Question.retired)
+        .where(QuestionAttempt.user_id.in_(members), is_live(Question))
         .where(Question.lesson_slug.in_(slugs))
         .group_by(QuestionAttempt.user_id, QuestionAttempt.question_id, Question.lesson_slug)
         .having(func.max(case((QuestionAttempt.correct, 1), else_=0)) == 0)
@@ -107,7 +108,7 @@ async def _stuck_rows(
             func.max(Submission.created_at),
         )
         .join(Exercise, Exercise.id == Submission.exercise_id)
-        .where(Submission.user_id.in_(members), ~Exercise.retired)
+        .where(Submission.user_id.in_(members), is_live(Exercise))
         .where(Exercise.lesson_slug.in_(slugs))
         # Graded runs only: a submission that was never graded is no failed attempt.
         .where(Submission.mode == SubmissionMode.GRADE, Submission.status == SubmissionStatus.DONE)

@@ -12,6 +12,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from app.classes.answers import plain
 from app.classes.service import active_members
 from app.i18n import current_language
+from app.lessons.catalog import is_live
 from app.models import (
     Exercise,
     Question,
@@ -52,12 +53,12 @@ class Expanded:
 async def expand_lesson(*, session: AsyncSession, class_id: int, slug: str) -> Expanded:
     questions = await session.execute(
         select(Question.id, Question.prompt_html, Question.translations)
-        .where(~Question.retired, Question.lesson_slug == slug)
+        .where(is_live(Question), Question.lesson_slug == slug)
         .order_by(Question.position)
     )
     exercises = await session.execute(
         select(Exercise.id, Exercise.title, Exercise.translations)
-        .where(~Exercise.retired, Exercise.lesson_slug == slug)
+        .where(is_live(Exercise), Exercise.lesson_slug == slug)
         .order_by(Exercise.position)
     )
     language = current_language()
