@@ -105,17 +105,7 @@ class RunCgroup:
 
     def remove(self) -> bool:
         """Remove the cgroup; False while processes of the run are still leaving."""
-        removed = True
-        for directory in self.dirs:
-            try:
-                directory.rmdir()
-            except FileNotFoundError:
-                pass
-            except OSError as exc:
-                if exc.errno not in (errno.EBUSY, errno.ENOTEMPTY):
-                    raise
-                removed = False
-        return removed
+        return all([_remove_dir(directory) for directory in self.dirs])
 
 
 class Cgroups:
@@ -184,7 +174,6 @@ class Cgroups:
         its pools first) take a moment to leave, and a cgroup that still holds one cannot be
         removed: wait up to CLOSE_PATIENCE_S for them. Whatever is left after that (processes
         that will not die) is swept by the next grader to start on this host."""
-        self.sweep()
         deadline = time.monotonic() + CLOSE_PATIENCE_S
         while not self._remove_all() and time.monotonic() < deadline:
             time.sleep(0.02)
@@ -193,16 +182,14 @@ class Cgroups:
                 host.rmdir()
 
     def _remove_all(self) -> bool:
-        """Remove every run's cgroup and our parents; False while any is still busy."""
+        """Remove every run's cgroup (leftovers included) and our parents; False while any
+        is still busy."""
         removed = True
         for parent in self.parents.values():
             for directory in [*_children(parent), parent]:
-                try:
-                    directory.rmdir()
-                except FileNotFoundError:
-                    pass
-                except OSError:
-                    removed = False
+                # Any other refusal (EPERM): not ours to remove, nothing to wait for.
+                with contextlib.suppress(OSError):
+                    removed &= _remove_dir(directory)
         return removed
 
 
@@ -473,6 +460,19 @@ def _sweep_stale(base: Path) -> None:
                 child.rmdir()
         with contextlib.suppress(OSError):
             parent.rmdir()
+
+
+def _remove_dir(directory: Path) -> bool:
+    """Remove a cgroup's directory; False while processes are still leaving it."""
+    try:
+        directory.rmdir()
+    except FileNotFoundError:
+        pass
+    except OSError as exc:
+        if exc.errno not in (errno.EBUSY, errno.ENOTEMPTY):
+            raise
+        return False
+    return True
 
 
 def _children(directory: Path) -> list[Path]:
