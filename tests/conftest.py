@@ -23,6 +23,7 @@ from app.config import REPO_ROOT, Settings
 from app.content import Catalog, load_catalog, sync_catalog
 from app.db import Database, make_engine
 from app.main import create_app
+from tests.processes import PrivateRedis
 
 POSTGRES_URL = os.environ.get("TEST_POSTGRES_URL", "postgresql://postgres@127.0.0.1:5432")
 ALL_BACKENDS = ("sqlite", "postgresql")
@@ -224,6 +225,14 @@ async def client(app: FastAPI) -> AsyncIterator[httpx.AsyncClient]:
     transport = httpx.ASGITransport(app=app)
     async with httpx.AsyncClient(transport=transport, base_url="http://testserver") as client:
         yield client
+
+
+@pytest.fixture
+def redis_server(tmp_path: Path) -> Iterator[PrivateRedis]:
+    """A Redis of the test's own (tests/processes.py), killed after it."""
+    server = PrivateRedis(tmp_path).start()
+    yield server
+    server.kill()
 
 
 @pytest.fixture

@@ -5,7 +5,7 @@ Redis with no grader worker."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Callable, Iterator
+from collections.abc import AsyncIterator, Callable
 from datetime import timedelta
 from pathlib import Path
 
@@ -24,13 +24,6 @@ from tests.processes import PrivateRedis
 pytestmark = pytest.mark.distributed
 
 EXERCISE = "gpu-support-device-independent"
-
-
-@pytest.fixture
-def redis_server(tmp_path: Path) -> Iterator[PrivateRedis]:
-    server = PrivateRedis(tmp_path).start()
-    yield server
-    server.kill()
 
 
 @pytest.fixture

@@ -65,13 +65,6 @@ def database_url() -> Iterator[str]:
 
 
 @pytest.fixture
-def redis_server(tmp_path: Path) -> Iterator[PrivateRedis]:
-    server = PrivateRedis(tmp_path).start()
-    yield server
-    server.kill()
-
-
-@pytest.fixture
 def stack(tmp_path: Path, database_url: str, redis_server: PrivateRedis) -> Iterator[dict]:
     namespace = f"tc-test-{uuid.uuid4().hex[:8]}"
     env = {
