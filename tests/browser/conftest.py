@@ -172,6 +172,14 @@ def sign_up(visitor: Visitor, username: str, *, audit: bool = True) -> None:
     page.wait_for_url(visitor.base + "/")
 
 
+def sign_up_here(v: Visitor, username: str) -> None:
+    """On the sign-up page already (come from somewhere): fill it in and send it."""
+    page = v.page
+    page.fill("#username", username)
+    page.fill("#password", PASSWORD)
+    page.locator("main form button[type=submit]").click()
+
+
 def create_user(server: Web, username: str, role: str) -> None:
     """An account made on the command line (`python -m app create-user`), password PASSWORD."""
     env = dict(os.environ) | {

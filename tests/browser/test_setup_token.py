@@ -10,8 +10,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from tests.browser.conftest import VisitorFactory, serving, unique
-from tests.browser.test_wayfinding import sign_up_here
+from tests.browser.conftest import VisitorFactory, serving, sign_up_here, unique
 from tests.processes import Web
 
 

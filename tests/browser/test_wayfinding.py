@@ -10,7 +10,13 @@ from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
-from tests.browser.conftest import PASSWORD, Visitor, VisitorFactory, create_teacher, log_in, unique
+from tests.browser.conftest import (
+    VisitorFactory,
+    create_teacher,
+    log_in,
+    sign_up_here,
+    unique,
+)
 from tests.processes import Web
 
 WORDS = {
@@ -38,14 +44,6 @@ WORDS = {
 LESSON = "gpu-support"
 MC = "gpu-support-same-device"  # the right answer is its fourth option
 FILL = "gpu-support-move-to"  # a blank: "to"
-
-
-def sign_up_here(v: Visitor, username: str) -> None:
-    """On the sign-up page already (come from somewhere): fill it in and send it."""
-    page = v.page
-    page.fill("#username", username)
-    page.fill("#password", PASSWORD)
-    page.locator("main form button[type=submit]").click()
 
 
 @pytest.mark.parametrize("lang", ["en", "tr"])
