@@ -68,19 +68,61 @@ def serving(tmp_path_factory: pytest.TempPathFactory, workers: int = 2) -> Itera
         web.stop()
 
 
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    # launch() gives every run a fresh, temporary user-data dir of its own. Module scope:
-    # while Playwright's synchronous API is open, the thread counts as running an event
-    # loop, which asyncio tests collected after these would trip over.
-    with playwright_api.sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(
-            executable_path=str(CHROMIUM), args=CHROMIUM_ARGS, headless=True
-        )
+class _Chromium:
+    """Playwright and one Chromium, kept open while a worker runs browser tests one after
+    another (module after module) and closed before any other test runs there: while
+    Playwright's synchronous API is open, the thread counts as running an event loop, which
+    the asyncio tests (and the async session fixtures' teardown) would trip over. launch()
+    gives every run a fresh, temporary user-data dir of its own; every test gets fresh
+    browser contexts (`visitor_factory`)."""
+
+    def __init__(self) -> None:
+        self._playwright: Any = None
+        self.browser: Any = None
+        self.next_test: pytest.Item | None = None  # what the worker runs next (None: nothing)
+
+    def open(self) -> Any:
+        if self.browser is None:
+            self._playwright = playwright_api.sync_playwright()
+            self.browser = self._playwright.__enter__().chromium.launch(
+                executable_path=str(CHROMIUM), args=CHROMIUM_ARGS, headless=True
+            )
+        return self.browser
+
+    def close(self) -> None:
+        browser, self.browser = self.browser, None
         try:
-            yield chromium
+            if browser is not None:
+                browser.close()
         finally:
-            chromium.close()
+            if self._playwright is not None:
+                self._playwright.__exit__(None, None, None)
+                self._playwright = None
+
+
+_CHROMIUM = _Chromium()
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_teardown(item: pytest.Item, nextitem: pytest.Item | None) -> Iterator[None]:
+    """Called for the tests of this folder only: tells `_chromium_after_module` what comes."""
+    _CHROMIUM.next_test = nextitem
+    return (yield)
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _chromium_after_module() -> Iterator[None]:
+    """After a module's tests, Chromium closes unless a browser test comes next. A module
+    fixture: it ends before the session's (async) fixtures do when the worker is done."""
+    yield
+    following = _CHROMIUM.next_test
+    if following is None or not following.path.is_relative_to(Path(__file__).parent):
+        _CHROMIUM.close()
+
+
+@pytest.fixture
+def browser() -> Any:
+    return _CHROMIUM.open()
 
 
 @dataclass
