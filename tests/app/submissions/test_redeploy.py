@@ -68,15 +68,29 @@ class Stream:
 
     def send(self, client: httpx.Client, method: str, url: str, **kwargs: Any) -> httpx.Response:
         """One request as a browser sends it: again when the connection was closed before an
-        answer came (RemoteProtocolError: no response at all) or could not be opened."""
+        answer came (RemoteProtocolError: no response at all) or could not be opened, and when
+        a kept-alive connection was reset before any answer: a stopping process closes its
+        idle connections, and a request that reaches one as it closes is answered with a
+        reset, unread (Chromium resends on a reused connection then, POST too; a request the
+        server did read and then resent would show as a doubled submission below)."""
+        opened: list[str] = []  # httpcore's trace of the attempt under way
+
+        def trace(event: str, info: object) -> None:
+            opened.append(event)
+
         for attempt in range(3):
+            opened.clear()
             try:
-                return client.request(method, url, **kwargs)
+                return client.request(method, url, extensions={"trace": trace}, **kwargs)
             except (httpx.RemoteProtocolError, httpx.ConnectError):
                 if attempt == 2:
                     raise
-                with self.lock:
-                    self.resent += 1
+            except httpx.ReadError as error:
+                new_connection = any(e.startswith("connection.connect_tcp") for e in opened)
+                if attempt == 2 or new_connection or not _reset(error):
+                    raise
+            with self.lock:
+                self.resent += 1
         raise AssertionError("unreachable")
 
     def student(self, headers: dict[str, str], index: int) -> None:
@@ -121,6 +135,16 @@ class Stream:
             if got.json()["status"] in ("done", "error"):
                 return
         self.fail(f"submission {ident} had no verdict within 120 s")
+
+
+def _reset(error: BaseException) -> bool:
+    """Whether the connection was reset by the other end (ECONNRESET), in the chain of causes."""
+    cause: BaseException | None = error
+    while cause is not None:
+        if isinstance(cause, ConnectionResetError):
+            return True
+        cause = cause.__cause__ or cause.__context__
+    return False
 
 
 def test_restarting_web_processes_and_workers_one_by_one_loses_nothing(
