@@ -7,7 +7,7 @@ pytest` runs it, each test's start and end recorded on its worker, then a summar
 It prints the wall time, the CPU time of pytest and the processes it waited for, and each
 worker's busy time beside the wall time (the baseline: a worker busy for the whole run
 means the schedule wastes nothing, and only less work would be faster). Then the tests'
-time by kind (browser, parametrized over both database backends, the other tests of
+time by kind (browser, run once per database backend, the other tests of
 tests/app, the grader's) and the modules that take longest. A test's time is its setup,
 call and teardown. Compare two versions in the same hour: this machine's speed varies.
 """
@@ -27,17 +27,7 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
-PLUGIN = "suite_time_plugin"
-
-
-def kind(nodeid: str) -> str:
-    if nodeid.startswith("tests/browser/"):
-        return "browser"
-    if nodeid.startswith("tests/grader/"):
-        return "grader"
-    if "sqlite" in nodeid or "postgresql" in nodeid:
-        return "app, on both backends"
-    return "app, other (processes, waits)"
+PLUGIN = "suite_time_plugin"  # bench/suite_time_plugin.py
 
 
 def main() -> int:
@@ -47,9 +37,9 @@ def main() -> int:
     parser.add_argument("pytest_args", nargs="*", help="after --: what pytest runs")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as folder:
-        Path(folder, f"{PLUGIN}.py").write_text(PLUGIN_SOURCE)
+        here = str(Path(__file__).resolve().parent)
         env = dict(os.environ) | {
-            "PYTHONPATH": os.pathsep.join(filter(None, [folder, os.environ.get("PYTHONPATH")])),
+            "PYTHONPATH": os.pathsep.join(filter(None, [here, os.environ.get("PYTHONPATH")])),
             "SUITE_TIME_DIR": folder,
         }
         command = [sys.executable, "-m", "pytest", "-q", "-p", PLUGIN, "-n", str(args.n)]
@@ -71,19 +61,19 @@ def report(rows: list[list[Any]], began: float, wall: float, cpu: float, top: in
     print(f"\nwall {wall:.0f} s; CPU of pytest and the processes it waited for {cpu:.0f} s")
     if not rows:
         return
-    first = min(float(row[2]) for row in rows) - began
+    first = min(float(row[3]) for row in rows) - began
     print(f"start-up and collection: {first:.0f} s before the first test")
     busy: dict[str, float] = collections.defaultdict(float)
     done: dict[str, float] = collections.defaultdict(float)
     kinds: dict[str, float] = collections.defaultdict(float)
     counts: collections.Counter[str] = collections.Counter()
     modules: dict[str, float] = collections.defaultdict(float)
-    for worker, nodeid, start, end in rows:
+    for worker, nodeid, what, start, end in rows:
         seconds = float(end) - float(start)
         busy[worker] += seconds
         done[worker] = max(done[worker], float(end) - began)
-        kinds[kind(nodeid)] += seconds
-        counts[kind(nodeid)] += 1
+        kinds[what] += seconds
+        counts[what] += 1
         modules[nodeid.split("::")[0]] += seconds
     for worker in sorted(busy):
         print(f"{worker}: busy {busy[worker]:.0f} s, done {done[worker]:.0f} s after the start")
@@ -94,28 +84,6 @@ def report(rows: list[list[Any]], began: float, wall: float, cpu: float, top: in
     for module, seconds in sorted(modules.items(), key=lambda item: -item[1])[:top]:
         print(f"  {seconds:7.0f} s  {module}")
 
-
-# Loaded by pytest (`-p`) in every worker: one line per test, from its setup to its teardown.
-PLUGIN_SOURCE = """
-import json, os, time
-_worker = os.environ.get("PYTEST_XDIST_WORKER", "main")
-_started = {}
-_out = []
-
-def pytest_configure(config):
-    # Under pytest-xdist the controller hears of every test too, late: only workers write.
-    if _worker != "main" or not getattr(config.option, "numprocesses", None):
-        path = os.path.join(os.environ["SUITE_TIME_DIR"], f"timeline-{_worker}.jsonl")
-        _out.append(open(path, "a"))
-
-def pytest_runtest_logstart(nodeid, location):
-    _started[nodeid] = time.time()
-
-def pytest_runtest_logfinish(nodeid, location):
-    for out in _out:
-        out.write(json.dumps([_worker, nodeid, _started.get(nodeid), time.time()]) + "\\n")
-        out.flush()
-"""
 
 if __name__ == "__main__":
     sys.exit(main())
