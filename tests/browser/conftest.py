@@ -20,6 +20,7 @@ import httpx
 import pytest
 
 from app.config import REPO_ROOT
+from tests.conftest import BROWSER_TESTS
 from tests.helpers import csrf_from
 from tests.processes import PYTHON, Web
 
@@ -116,7 +117,7 @@ def _chromium_after_module() -> Iterator[None]:
     fixture: it ends before the session's (async) fixtures do when the worker is done."""
     yield
     following = _CHROMIUM.next_test
-    if following is None or not following.path.is_relative_to(Path(__file__).parent):
+    if following is None or not following.path.is_relative_to(BROWSER_TESTS):
         _CHROMIUM.close()
 
 
