@@ -127,15 +127,16 @@ content-check: install system-deps
 # are listed at the end: where the suite's time goes (bench/suite_time.py says more). pytest
 # may keep its assertion-rewritten test modules even where PYTHONDONTWRITEBYTECODE is set: a
 # worker that finds them collects in about half the CPU time (7 s less each, from the 2nd run).
+PYTEST = PYTHONDONTWRITEBYTECODE= $(BIN)/pytest -n $(PYTEST_WORKERS) --dist loadgroup
+
 pytest: install-dev test-system-deps frontend translations
 	$(BIN)/python -m compileall -q app grader tests  # the suite starts ~100 Python processes
-	PYTHONDONTWRITEBYTECODE= $(BIN)/pytest -n $(PYTEST_WORKERS) --dist loadgroup --durations=30
+	$(PYTEST) --durations=30
 
 # The inner loop: SQLite only, no browser, no Redis/worker processes; the sandbox unit tests
 # stay. Not a replacement for `make test` before a commit.
 test-fast: install-dev system-deps frontend translations
-	PYTHONDONTWRITEBYTECODE= TEST_BACKENDS=sqlite $(BIN)/pytest -n $(PYTEST_WORKERS) --dist loadgroup \
-	  -m "not browser and not distributed"
+	TEST_BACKENDS=sqlite $(PYTEST) -m "not browser and not distributed"
 
 # content-check is not repeated here: tests/app/content/test_solutions.py runs it.
 test: lint typecheck pytest
