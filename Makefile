@@ -35,7 +35,8 @@ install: $(STAMP)
 install-dev: $(DEV_STAMP)
 
 # Debian packages (we run as root on CI machines): system-deps for the sandbox and the
-# browser bundle, test-system-deps adds the Chromium the browser tests drive.
+# browser bundle, test-system-deps adds the Chromium builds the browser tests drive (the
+# headless shell for most, the whole browser for what only it decides).
 APT_INSTALL = if [ -n "$$missing" ]; then \
 	  echo "installing:$$missing"; \
 	  (apt-get update -qq || true) && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing; \
@@ -50,6 +51,7 @@ system-deps:
 test-system-deps: system-deps
 	@missing=""; \
 	[ -x /usr/bin/chromium ] || missing="$$missing chromium"; \
+	[ -x /usr/bin/chromium-headless-shell ] || missing="$$missing chromium-headless-shell"; \
 	$(APT_INSTALL)
 
 # The browser bundle: CodeMirror 6 and frontend/*.js, bundled by esbuild into

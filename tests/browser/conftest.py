@@ -1,9 +1,16 @@
 """Browser tests: a real server process (SQLite in a temporary folder, the embedded grader)
 driven through Debian's Chromium by Playwright, with an axe-core audit of every page.
 
-Needs /usr/bin/chromium (`make system-deps`), the Playwright package (the dev extra; it
-never downloads a browser here: `executable_path` points at Debian's) and the built
-bundle (`make frontend`). Screenshots go to test-artifacts/screenshots/."""
+Chromium comes in two builds of the same source, both Debian's: the headless shell
+(/usr/bin/chromium-headless-shell: Blink, V8 and the network stack without the browser's
+own windows), which most tests drive, and the whole browser (/usr/bin/chromium), for a test
+of what only the whole browser decides, such as blocking third-party cookies (`full_browser`).
+The whole browser opens its address bar's pop-ups as pages of their own in every window
+(a renderer process each): on it, the browser tests used about a third more CPU.
+
+Needs both (`make test-system-deps`), the Playwright package (the dev extra; it never
+downloads a browser here: `executable_path` points at Debian's) and the built bundle
+(`make frontend`). Screenshots go to test-artifacts/screenshots/."""
 
 from __future__ import annotations
 
@@ -26,6 +33,7 @@ from tests.processes import PYTHON, Web
 
 playwright_api = pytest.importorskip("playwright.sync_api")
 
+HEADLESS_SHELL = Path(os.environ.get("CHROMIUM_HEADLESS_SHELL", "/usr/bin/chromium-headless-shell"))
 CHROMIUM = Path(os.environ.get("CHROMIUM", "/usr/bin/chromium"))
 CHROMIUM_ARGS = [
     "--headless",
@@ -43,8 +51,11 @@ ARTIFACTS = REPO_ROOT / "test-artifacts" / "screenshots"
 PASSWORD = "correct horse battery"
 LOCALES = {"en": "en-US", "tr": "tr-TR"}
 
-if not CHROMIUM.exists():  # pragma: no cover - make test installs it (make system-deps)
-    pytest.skip(f"no Chromium at {CHROMIUM}; run `make system-deps`", allow_module_level=True)
+if missing_chromium := [str(path) for path in (HEADLESS_SHELL, CHROMIUM) if not path.exists()]:
+    pytest.skip(  # pragma: no cover - make test installs them (make test-system-deps)
+        f"no Chromium at {missing_chromium}; run `make test-system-deps`",
+        allow_module_level=True,
+    )
 
 
 @pytest.fixture(scope="session")
@@ -70,35 +81,38 @@ def serving(tmp_path_factory: pytest.TempPathFactory, workers: int = 2) -> Itera
 
 
 class _Chromium:
-    """Playwright and one Chromium, kept open while a worker runs browser tests one after
-    another (module after module) and closed before any other test runs there: while
-    Playwright's synchronous API is open, the thread counts as running an event loop, which
-    the asyncio tests (and the async session fixtures' teardown) would trip over. launch()
-    gives every run a fresh, temporary user-data dir of its own; every test gets fresh
-    browser contexts (`visitor_factory`)."""
+    """Playwright and the Chromium builds asked for, kept open while a worker runs browser
+    tests one after another (module after module) and closed before any other test runs
+    there: while Playwright's synchronous API is open, the thread counts as running an event
+    loop, which the asyncio tests (and the async session fixtures' teardown) would trip over.
+    launch() gives every run a fresh, temporary user-data dir of its own; every test gets
+    fresh browser contexts (`visitor_factory`)."""
 
     def __init__(self) -> None:
-        self._playwright: Any = None
-        self.browser: Any = None
+        self._manager: Any = None  # sync_playwright(), entered
+        self._playwright: Any = None  # what entering it gave
+        self._browsers: dict[Path, Any] = {}  # by executable
         self.next_test: pytest.Item | None = None  # what the worker runs next (None: nothing)
 
-    def open(self) -> Any:
-        if self.browser is None:
-            self._playwright = playwright_api.sync_playwright()
-            self.browser = self._playwright.__enter__().chromium.launch(
-                executable_path=str(CHROMIUM), args=CHROMIUM_ARGS, headless=True
+    def open(self, executable: Path) -> Any:
+        if self._playwright is None:
+            self._manager = playwright_api.sync_playwright()
+            self._playwright = self._manager.__enter__()
+        if executable not in self._browsers:
+            self._browsers[executable] = self._playwright.chromium.launch(
+                executable_path=str(executable), args=CHROMIUM_ARGS, headless=True
             )
-        return self.browser
+        return self._browsers[executable]
 
     def close(self) -> None:
-        browser, self.browser = self.browser, None
+        browsers, self._browsers = list(self._browsers.values()), {}
         try:
-            if browser is not None:
+            for browser in browsers:
                 browser.close()
         finally:
-            if self._playwright is not None:
-                self._playwright.__exit__(None, None, None)
-                self._playwright = None
+            if self._manager is not None:
+                self._manager.__exit__(None, None, None)
+                self._manager = self._playwright = None
 
 
 _CHROMIUM = _Chromium()
@@ -123,7 +137,15 @@ def _chromium_after_module() -> Iterator[None]:
 
 @pytest.fixture
 def browser() -> Any:
-    return _CHROMIUM.open()
+    """The headless shell."""
+    return _CHROMIUM.open(HEADLESS_SHELL)
+
+
+@pytest.fixture
+def full_browser() -> Any:
+    """The whole Chromium browser, for what the headless shell does not decide as Chrome does
+    (it keeps third-party cookies, for one)."""
+    return _CHROMIUM.open(CHROMIUM)
 
 
 @dataclass

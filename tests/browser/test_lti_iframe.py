@@ -3,7 +3,8 @@ independent platform (lti1p3platform, tests/app/lti/lms.py, served as http://loc
 frames Tensorcamp (http://127.0.0.1, another site) with FRAME_ANCESTORS naming the
 platform. The session cookie a launch starts is SameSite=None; Secure (COOKIE_SECURE, kept
 by Chromium for loopback addresses over plain HTTP as over HTTPS), but Chromium blocks
-third-party cookies: the launch offers a new window, where the learner is signed in."""
+third-party cookies: the launch offers a new window, where the learner is signed in. The
+whole browser decides that (`full_browser`); the headless shell would keep the cookie."""
 
 from __future__ import annotations
 
@@ -58,12 +59,12 @@ def _register(data_dir: Path, web: Web, lms: RunningPlatform, lms_site: str) -> 
 
 
 def test_a_learner_launches_inside_the_lms_iframe(
-    browser: Any, lms_and_tool: tuple[str, Web]
+    full_browser: Any, lms_and_tool: tuple[str, Web]
 ) -> None:
     """Chromium blocks third-party cookies, so the frame keeps no session: the launch
     says so and opens Tensorcamp, signed in, in a new window."""
     lms_site, web = lms_and_tool
-    context = browser.new_context(viewport={"width": 1366, "height": 900})
+    context = full_browser.new_context(viewport={"width": 1366, "height": 900})
     try:
         page = context.new_page()
         page.goto(f"{lms_site}/course?user=s-iframe&role=Learner&lesson={LESSON}")
