@@ -10,7 +10,6 @@ import functools
 import random
 import re
 import time
-from collections.abc import Callable
 
 import pytest
 
@@ -22,17 +21,12 @@ from grader.comparison import (
     unified_diff,
 )
 from grader.feedback import needs_device_hint, ran_out_of_memory, trim_traceback
+from tests.timing import cpu_seconds
 
 # CPU seconds of the calling thread, so that other work on a busy machine does not count.
 # Each case takes milliseconds; the code before took seconds to minutes on the worst ones.
 BOUND_S = 0.5
 SIZE = 64 * 1024
-
-
-def cpu_seconds(call: Callable[[], object]) -> float:
-    started = time.thread_time()
-    call()
-    return time.thread_time() - started
 
 
 def fill(unit: str, tail: str = "") -> str:
