@@ -4,12 +4,15 @@ pytest` runs it, each test's start and end recorded on its worker, then a summar
     .venv/bin/python bench/suite_time.py                    # the whole suite, -n auto
     .venv/bin/python bench/suite_time.py -- tests/browser   # pytest arguments after --
 
-It prints the wall time, the CPU time of pytest and the processes it waited for, and each
-worker's busy time beside the wall time (the baseline: a worker busy for the whole run
-means the schedule wastes nothing, and only less work would be faster). Then the tests'
-time by kind (browser, run once per database backend, the other tests of
-tests/app, the grader's) and the modules that take longest. A test's time is its setup,
-call and teardown. Compare two versions in the same hour: this machine's speed varies.
+It prints the wall time; the CPU time of everything the run started (counted by a cpuacct
+cgroup of its own where cgroup v1 lets root make one, else only pytest and the processes it
+waited for, which leaves Chromium out); how busy the machine's cores were (/proc/stat: near
+100% means the run is bound by CPU); and each worker's busy time beside the wall time (the
+baseline: a worker busy for the whole run means the schedule wastes nothing, and only less
+work would be faster). Then the tests' time by kind (browser, run once per database
+backend, the other tests of tests/app, the grader's) and the modules that take longest. A
+test's time is its setup, call and teardown. Compare two versions in the same hour: this
+machine's speed varies.
 """
 
 from __future__ import annotations
@@ -28,6 +31,49 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 PLUGIN = "suite_time_plugin"  # bench/suite_time_plugin.py
+CPUACCT = Path("/sys/fs/cgroup/cpuacct")
+
+
+class CpuCount:
+    """The CPU time of a process tree: a cpuacct cgroup that the run starts in (its
+    children stay there), or, where none can be made, the children that were waited for."""
+
+    def __init__(self) -> None:
+        self.group: Path | None = CPUACCT / f"tensorcamp-suite-time-{os.getpid()}"
+        try:
+            self.group.mkdir()
+        except OSError:
+            self.group = None
+        self.what = "everything the run started" if self.group else "pytest and what it waited for"
+
+    def enter(self) -> None:
+        """In the child, before it runs pytest."""
+        if self.group:
+            (self.group / "cgroup.procs").write_text(str(os.getpid()))
+
+    def seconds(self) -> float:
+        if self.group:
+            return int((self.group / "cpuacct.usage").read_text()) / 1e9
+        used = resource.getrusage(resource.RUSAGE_CHILDREN)
+        return used.ru_utime + used.ru_stime
+
+    def close(self) -> None:
+        for _ in range(50):  # processes that outlived pytest by a moment (Chromium's)
+            if not self.group:
+                return
+            try:
+                self.group.rmdir()
+                return
+            except OSError:
+                time.sleep(0.1)
+        print(f"left {self.group}: processes still in it", file=sys.stderr)
+
+
+def busy_ticks() -> tuple[int, int]:
+    """(busy, all) clock ticks of every core since boot: /proc/stat's first line."""
+    ticks = [int(field) for field in Path("/proc/stat").read_text().split("\n")[0].split()[1:]]
+    idle = ticks[3] + ticks[4]  # idle, iowait
+    return sum(ticks) - idle, sum(ticks)
 
 
 def main() -> int:
@@ -44,21 +90,29 @@ def main() -> int:
         }
         command = [sys.executable, "-m", "pytest", "-q", "-p", PLUGIN, "-n", str(args.n)]
         command += ["--dist", "loadgroup", *args.pytest_args]
+        count = CpuCount()
+        busy_before, all_before = busy_ticks()
         began = time.time()
-        status = subprocess.run(command, cwd=ROOT, env=env).returncode
-        wall = time.time() - began
+        try:
+            status = subprocess.run(command, cwd=ROOT, env=env, preexec_fn=count.enter).returncode
+            wall = time.time() - began
+            busy_after, all_after = busy_ticks()
+            cpu = count.seconds()
+        finally:
+            count.close()
         rows = [
             json.loads(line)
             for path in Path(folder).glob("timeline-*.jsonl")
             for line in path.read_text().splitlines()
         ]
-    used = resource.getrusage(resource.RUSAGE_CHILDREN)
-    report(rows, began, wall, used.ru_utime + used.ru_stime, args.top)
+    print(f"\nwall {wall:.0f} s; CPU of {count.what} {cpu:.0f} s")
+    share = (busy_after - busy_before) / max(1, all_after - all_before)
+    print(f"the machine's {os.cpu_count()} cores were {share:.0%} busy (anything running)")
+    report(rows, began, wall, args.top)
     return status
 
 
-def report(rows: list[list[Any]], began: float, wall: float, cpu: float, top: int) -> None:
-    print(f"\nwall {wall:.0f} s; CPU of pytest and the processes it waited for {cpu:.0f} s")
+def report(rows: list[list[Any]], began: float, wall: float, top: int) -> None:
     if not rows:
         return
     first = min(float(row[3]) for row in rows) - began
