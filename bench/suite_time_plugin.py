@@ -13,7 +13,7 @@ from typing import IO
 
 import pytest
 
-from tests.conftest import ALL_BACKENDS, BROWSER_TESTS
+from tests.conftest import BROWSER_TESTS, backends_of
 
 WORKER = os.environ.get("PYTEST_XDIST_WORKER", "main")
 GRADER_TESTS = BROWSER_TESTS.parent / "grader"
@@ -25,9 +25,7 @@ def kind(item: pytest.Item) -> str:
         return "browser"
     if item.path.is_relative_to(GRADER_TESTS):
         return "grader"
-    callspec = getattr(item, "callspec", None)
-    # `in`, not a set: some parameters are dicts (unhashable).
-    if callspec and any(value in ALL_BACKENDS for value in callspec.params.values()):
+    if backends_of(item):
         return "app, once per database backend"
     return "app, other (processes, waits)"
 

@@ -75,15 +75,19 @@ def _params(item: pytest.Item) -> dict[str, object]:
     return dict(callspec.params) if callspec else {}
 
 
+def backends_of(item: pytest.Item) -> set[str]:
+    """The database backends among a test's parameters: those of the root `migrated_url`,
+    the live apps, the restart tests' databases (any fixture or argument named by one)."""
+    return {value for value in _params(item).values() if value in ALL_BACKENDS}
+
+
 @pytest.hookimpl(tryfirst=True)  # before pytest-xdist reads the xdist_group marks
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """Mark each test by what it uses; leave out those on a backend not in TEST_BACKENDS."""
     kept, left_out = [], []
     for item in items:
         params = _params(item)
-        # Any fixture or argument parametrized by backend name: the root `migrated_url`, the
-        # live apps, the restart tests' databases.
-        backends = {value for value in params.values() if value in ALL_BACKENDS}
+        backends = backends_of(item)
         if not backends <= set(BACKENDS):
             left_out.append(item)
             continue
