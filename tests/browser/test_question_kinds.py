@@ -13,7 +13,7 @@ from typing import Any
 import yaml
 
 from app.config import REPO_ROOT
-from tests.browser.conftest import AXE, Visitor, sign_up, unique
+from tests.browser.conftest import Visitor, inject_axe, sign_up, unique
 
 LESSON = "gpu-support"
 ORDERING = "gpu-support-order-running-total"
@@ -167,8 +167,7 @@ def answer_predict_output(v: Visitor) -> None:
 def audit_questions(page: Any, *question_ids: str) -> None:
     """axe-core on these questions as they are now (the widgets drawn, the feedback shown):
     no serious or critical violation."""
-    if not page.evaluate("() => typeof window.axe !== 'undefined'"):
-        page.evaluate(f"{AXE.read_text()}\n;undefined")
+    inject_axe(page)
     found = page.evaluate(
         """async (selectors) => {
             const r = await axe.run({include: selectors.map((s) => [s])},
