@@ -44,7 +44,10 @@ class CpuCount:
             self.group.mkdir()
         except OSError:
             self.group = None
-        self.what = "everything the run started" if self.group else "pytest and what it waited for"
+
+    @property
+    def what(self) -> str:
+        return "everything the run started" if self.group else "pytest and what it waited for"
 
     def enter(self) -> None:
         """In the child, before it runs pytest."""
@@ -58,9 +61,9 @@ class CpuCount:
         return used.ru_utime + used.ru_stime
 
     def close(self) -> None:
+        if not self.group:
+            return
         for _ in range(50):  # processes that outlived pytest by a moment (Chromium's)
-            if not self.group:
-                return
             try:
                 self.group.rmdir()
                 return
